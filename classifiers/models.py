@@ -1,0 +1,1 @@
+"""Models of classifiers: filled in by the issues that build this app."""

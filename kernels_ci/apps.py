@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class KernelsCiConfig(AppConfig):
+    name = "kernels_ci"

@@ -1,0 +1,1 @@
+"""Models of kernels_ci: filled in by the issues that build this app."""

@@ -1,0 +1,1 @@
+"""Models of releases: filled in by the issues that build this app."""
