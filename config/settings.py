@@ -150,7 +150,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 26 * 1024 * 1024
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -192,6 +194,9 @@ GITHUB_REPOS = env_list("GITHUB_REPOS")
 GITHUB_SYNC_INTERVAL_MINUTES = int(os.environ.get("GITHUB_SYNC_INTERVAL_MINUTES", "10"))
 GITHUB_HTTP_TIMEOUT = int(os.environ.get("GITHUB_HTTP_TIMEOUT", "30"))
 GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024
+# 5xx answers are retried this many times inside one request, with exponential backoff.
+GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
+GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))
 
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {

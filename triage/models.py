@@ -23,6 +23,9 @@ class Repository(models.Model):
         default=True, help_text="Synced on a schedule and accepted from webhooks."
     )
     added_at = models.DateTimeField(default=timezone.now)
+    sync_lease_until = models.DateTimeField(
+        null=True, blank=True, help_text="a sync holds the repository until then"
+    )
 
     class Meta:
         verbose_name_plural = "repositories"
@@ -71,7 +74,9 @@ class Label(models.Model):
     class Meta:
         ordering = ["repository", "name_key"]
         constraints = [
-            models.UniqueConstraint(fields=["repository", "name_key"], name="label_repo_name_unique")
+            models.UniqueConstraint(
+                fields=["repository", "name_key"], name="label_repo_name_unique"
+            )
         ]
 
     def __str__(self) -> str:
@@ -133,7 +138,9 @@ class Issue(models.Model):
     class Meta:
         ordering = ["-updated_at"]
         constraints = [
-            models.UniqueConstraint(fields=["repository", "number"], name="issue_repo_number_unique")
+            models.UniqueConstraint(
+                fields=["repository", "number"], name="issue_repo_number_unique"
+            )
         ]
         indexes = [
             models.Index(fields=["repository", "state", "-updated_at"]),
@@ -184,9 +191,6 @@ class SyncState(models.Model):
         null=True, blank=True, help_text="updated_at of the last item committed"
     )
     etag = models.CharField(max_length=255, blank=True, default="")
-    resume_url = models.TextField(
-        blank=True, default="", help_text="next page of an interrupted backfill"
-    )
     backfill_done = models.BooleanField(default=False)
     last_run_at = models.DateTimeField(null=True, blank=True)
     last_success_at = models.DateTimeField(null=True, blank=True)

@@ -131,7 +131,9 @@ def labels_upsert(*, repository: Repository, labels: Iterable[dict]) -> dict[str
     common = dict(update_conflicts=True, unique_fields=["repository", "name_key"])
     if identified:
         Label.objects.bulk_create(
-            identified, update_fields=["name", "color", "description", "default", "github_id"], **common
+            identified,
+            update_fields=["name", "color", "description", "default", "github_id"],
+            **common,
         )
     if anonymous:
         Label.objects.bulk_create(anonymous, update_fields=["name", "color"], **common)
@@ -218,7 +220,21 @@ def _replace_m2m(through, owner_field: str, other_field: str, pairs: dict[int, l
     )
 
 
-def issues_upsert(*, repository: Repository, items: list[dict]) -> UpsertResult:
+def _is_current(stored, incoming, same_time_is_current: bool) -> bool:
+    """Whether the stored row is as new as the incoming item (then we keep it).
+
+    A stored row newer than the item always wins (deliveries can arrive out of order). At the same
+    updated_at a sync's item is the same item again; a delivery's may not be (two labels added
+    within one second), so deliveries are applied then.
+    """
+    if stored is None or incoming is None:
+        return False
+    return stored > incoming or (stored == incoming and same_time_is_current)
+
+
+def issues_upsert(
+    *, repository: Repository, items: list[dict], from_webhook: bool = False
+) -> UpsertResult:
     """Upsert issues (and PRs as the issues API lists them) of one repository."""
     result = UpsertResult()
     items = list({int(item["number"]): item for item in items}.values())
@@ -239,8 +255,8 @@ def issues_upsert(*, repository: Repository, items: list[dict]) -> UpsertResult:
         before = existing.get(number)
         if (
             before is not None
-            and before[0] == updated_at
-            and before[1] == item.get("id")
+            and _is_current(before[0], updated_at, not from_webhook)
+            and (before[1] == item.get("id") or item.get("id") is None)
             and before[4] is None
         ):
             result.unchanged += 1
@@ -288,7 +304,9 @@ def issues_upsert(*, repository: Repository, items: list[dict]) -> UpsertResult:
     )
     labels = labels_upsert(
         repository=repository,
-        labels=[lb for _, item in changed for lb in item.get("labels") or [] if isinstance(lb, dict)],
+        labels=[
+            lb for _, item in changed for lb in item.get("labels") or [] if isinstance(lb, dict)
+        ],
     )
     for issue, item in changed:
         issue.author_id = people.get((item.get("user") or {}).get("id"))
@@ -321,7 +339,9 @@ def issues_upsert(*, repository: Repository, items: list[dict]) -> UpsertResult:
     return result
 
 
-def pulls_upsert(*, repository: Repository, items: list[dict]) -> UpsertResult:
+def pulls_upsert(
+    *, repository: Repository, items: list[dict], from_webhook: bool = False
+) -> UpsertResult:
     """Upsert pull requests from the pulls API or a pull_request delivery (their PR fields)."""
     result = UpsertResult()
     items = list({int(item["number"]): item for item in items}.values())
@@ -341,7 +361,12 @@ def pulls_upsert(*, repository: Repository, items: list[dict]) -> UpsertResult:
         before = existing.get(number)
         merged_at = parse_timestamp(item.get("merged_at"))
         merged = item["merged"] if isinstance(item.get("merged"), bool) else merged_at is not None
-        if before is not None and before[0] == updated_at and before[1] == merged:
+        stale = before is not None and before[0] is not None and before[0] > updated_at
+        if stale or (
+            before is not None
+            and _is_current(before[0], updated_at, not from_webhook)
+            and before[1] == merged
+        ):
             result.unchanged += 1
             continue
         if before is None:
@@ -382,7 +407,9 @@ def pulls_upsert(*, repository: Repository, items: list[dict]) -> UpsertResult:
     )
     labels = labels_upsert(
         repository=repository,
-        labels=[lb for _, item in changed for lb in item.get("labels") or [] if isinstance(lb, dict)],
+        labels=[
+            lb for _, item in changed for lb in item.get("labels") or [] if isinstance(lb, dict)
+        ],
     )
     for issue, item in changed:
         issue.author_id = people.get((item.get("user") or {}).get("id"))
@@ -434,7 +461,11 @@ def _issue_number_of_comment(item: dict) -> int | None:
 
 
 def comments_upsert(
-    *, repository: Repository, items: list[dict], issue_number: int | None = None
+    *,
+    repository: Repository,
+    items: list[dict],
+    issue_number: int | None = None,
+    from_webhook: bool = False,
 ) -> UpsertResult:
     """Upsert issue comments of one repository.
 
@@ -446,9 +477,7 @@ def comments_upsert(
     items = list({int(item["id"]): item for item in items}.values())
     if not items:
         return result
-    numbers = {
-        int(item["id"]): issue_number or _issue_number_of_comment(item) for item in items
-    }
+    numbers = {int(item["id"]): issue_number or _issue_number_of_comment(item) for item in items}
     issue_pks = dict(
         Issue.objects.filter(
             repository=repository, number__in={n for n in numbers.values() if n}
@@ -466,7 +495,7 @@ def comments_upsert(
                 result.missing_issue_numbers.add(number)
             continue
         updated_at = parse_timestamp(item.get("updated_at")) or timezone.now()
-        if github_id in existing and existing[github_id] == updated_at:
+        if github_id in existing and _is_current(existing[github_id], updated_at, not from_webhook):
             result.unchanged += 1
             continue
         if github_id in existing:

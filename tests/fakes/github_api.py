@@ -1,0 +1,1764 @@
+"""An emulator of the GitHub REST API, served over HTTP to the real PyGithub client.
+
+It behaves like api.github.com where our code can tell the difference: object shapes,
+pagination with ``Link`` headers, ``ETag``/``If-None-Match`` and 304, rate-limit headers and
+the 403 that follows an exhausted limit, and injected 4xx/5xx faults. Stdlib only.
+
+    with GitHubEmulator(token="t") as emu:
+        emu.add_issue("ROCm/ROCm", title="Hang on gfx942")
+        gh = github.Github(auth=github.Auth.Token("t"), base_url=emu.url)
+
+Objects are stored compactly and serialized once; the serialized bytes carry a placeholder
+for the API base URL, replaced per response with ``http://<Host><path_prefix>``.
+
+CLI: ``python -m tests.fakes.github_api --port 8765 --repo OWNER/NAME --issues 100000``
+prints ``READY <url>`` and serves until SIGTERM or SIGINT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import bisect
+import contextlib
+import hashlib
+import json
+import random
+import re
+import signal
+import socket
+import socketserver
+import threading
+import time
+import traceback
+from datetime import UTC, datetime
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from operator import attrgetter
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+
+API = "@@EMULATED_GITHUB_API@@"
+API_BYTES = API.encode()
+WEB = "https://github.com"
+DOCS_URL = "https://docs.github.com/rest"
+RATE_DOCS_URL = "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"
+SECONDARY_DOCS_URL = (
+    "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+)
+ITEM_ID_START = 1_000_000
+BULK_EPOCH = 1_640_000_000  # 2021-12-20: bulk data is history, older than anything a test adds
+
+
+# ---------------------------------------------------------------- time
+
+
+def iso(epoch: int | None) -> str | None:
+    if epoch is None:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+
+
+def to_epoch(value) -> int | None:
+    """Epoch seconds from None, an int/float epoch, an ISO 8601 string or a datetime."""
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        return int(value)
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return int(value.timestamp())
+
+
+# ---------------------------------------------------------------- stored records
+
+
+class _Issue:
+    """One issue or pull request; both share the number space of a repository."""
+
+    __slots__ = (
+        "number",
+        "id",
+        "title",
+        "body",
+        "user",
+        "state",
+        "state_reason",
+        "labels",
+        "assignees",
+        "created",
+        "updated",
+        "closed",
+        "comments",
+        "locked",
+        "author_association",
+        "extra",
+        "pr_id",
+        "base",
+        "head",
+        "merged",
+        "merged_at",
+        "merge_commit_sha",
+        "merged_by",
+        "draft",
+        "cache",
+    )
+
+    def __init__(self, number, issue_id, title, body, user, created):
+        self.number, self.id, self.title, self.body, self.user = number, issue_id, title, body, user
+        self.state, self.state_reason, self.labels, self.assignees = "open", None, (), ()
+        self.created, self.updated, self.closed, self.comments = created, created, None, 0
+        self.locked, self.author_association, self.extra = False, "NONE", None
+        self.pr_id, self.base, self.head, self.draft = None, "main", None, False
+        self.merged, self.merged_at, self.merge_commit_sha, self.merged_by = False, None, None, None
+        self.cache = None
+
+    @property
+    def is_pr(self) -> bool:
+        return self.pr_id is not None
+
+
+class _Comment:
+    __slots__ = (
+        "id",
+        "issue_number",
+        "body",
+        "user",
+        "created",
+        "updated",
+        "author_association",
+        "extra",
+        "cache",
+    )
+
+    def __init__(self, comment_id, issue_number, body, user, created):
+        self.id, self.issue_number, self.body, self.user = comment_id, issue_number, body, user
+        self.created = self.updated = created
+        self.author_association, self.extra, self.cache = "NONE", None, None
+
+
+class _Repo:
+    def __init__(self, full_name: str, repo_id: int, fields: dict):
+        self.full_name = full_name
+        self.owner, self.name = full_name.split("/")
+        self.id = repo_id
+        self.fields = fields
+        self.issues: dict[int, _Issue] = {}
+        self.comments: dict[int, _Comment] = {}
+        self.labels: dict[str, dict] = {}
+        self.next_number = 1
+        self._views: dict = {}
+        self._by_updated = None
+
+    def touch(self) -> None:
+        """Forget every derived list; call after any change to issues or comments."""
+        self._views.clear()
+        self._by_updated = None
+
+    def view(self, key, build):
+        found = self._views.get(key)
+        if found is None:
+            if len(self._views) > 64:
+                self._views.clear()
+            found = self._views[key] = build()
+        return found
+
+    def issues_by_updated(self) -> tuple[list[_Issue], list[int]]:
+        if self._by_updated is None:
+            ordered = sorted(self.issues.values(), key=attrgetter("updated", "number"))
+            self._by_updated = (ordered, [rec.updated for rec in ordered])
+        return self._by_updated
+
+
+def _cached(rec, form: str, build) -> bytes:
+    if rec.cache is None:
+        rec.cache = {}
+    data = rec.cache.get(form)
+    if data is None:
+        data = rec.cache[form] = _dumps(build())
+    return data
+
+
+def _dumps(obj) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _node_id(prefix: str, number: int) -> str:
+    return f"{prefix}_kwDO" + base64.b64encode(f"{prefix}{number}".encode()).decode().rstrip("=")
+
+
+def _sha(*parts) -> str:
+    return hashlib.sha1(":".join(map(str, parts)).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- JSON shapes
+
+_USER_URLS = (
+    ("followers_url", "/followers"),
+    ("following_url", "/following{/other_user}"),
+    ("gists_url", "/gists{/gist_id}"),
+    ("starred_url", "/starred{/owner}{/repo}"),
+    ("subscriptions_url", "/subscriptions"),
+    ("organizations_url", "/orgs"),
+    ("repos_url", "/repos"),
+    ("events_url", "/events{/privacy}"),
+    ("received_events_url", "/received_events"),
+)
+
+_REPO_URLS = (
+    ("forks_url", "/forks"),
+    ("keys_url", "/keys{/key_id}"),
+    ("collaborators_url", "/collaborators{/collaborator}"),
+    ("teams_url", "/teams"),
+    ("hooks_url", "/hooks"),
+    ("issue_events_url", "/issues/events{/number}"),
+    ("events_url", "/events"),
+    ("assignees_url", "/assignees{/user}"),
+    ("branches_url", "/branches{/branch}"),
+    ("tags_url", "/tags"),
+    ("blobs_url", "/git/blobs{/sha}"),
+    ("git_tags_url", "/git/tags{/sha}"),
+    ("git_refs_url", "/git/refs{/sha}"),
+    ("trees_url", "/git/trees{/sha}"),
+    ("statuses_url", "/statuses/{sha}"),
+    ("languages_url", "/languages"),
+    ("stargazers_url", "/stargazers"),
+    ("contributors_url", "/contributors"),
+    ("subscribers_url", "/subscribers"),
+    ("subscription_url", "/subscription"),
+    ("commits_url", "/commits{/sha}"),
+    ("git_commits_url", "/git/commits{/sha}"),
+    ("comments_url", "/comments{/number}"),
+    ("issue_comment_url", "/issues/comments{/number}"),
+    ("contents_url", "/contents/{+path}"),
+    ("compare_url", "/compare/{base}...{head}"),
+    ("merges_url", "/merges"),
+    ("archive_url", "/{archive_format}{/ref}"),
+    ("downloads_url", "/downloads"),
+    ("issues_url", "/issues{/number}"),
+    ("pulls_url", "/pulls{/number}"),
+    ("milestones_url", "/milestones{/number}"),
+    ("notifications_url", "/notifications{?since,all,participating}"),
+    ("labels_url", "/labels{/name}"),
+    ("releases_url", "/releases{/id}"),
+    ("deployments_url", "/deployments"),
+)
+
+
+def user_json(login: str, user_id: int, kind: str = "User") -> dict:
+    url = f"{API}/users/{login}"
+    user = {
+        "login": login,
+        "id": user_id,
+        "node_id": _node_id("U", user_id),
+        "avatar_url": f"https://avatars.githubusercontent.com/u/{user_id}?v=4",
+        "gravatar_id": "",
+        "url": url,
+        "html_url": f"{WEB}/{login}",
+    }
+    user.update({key: url + suffix for key, suffix in _USER_URLS})
+    user.update({"type": kind, "user_view_type": "public", "site_admin": False})
+    return user
+
+
+def repo_json(repo: _Repo, owner: dict, open_issues: int) -> dict:
+    url = f"{API}/repos/{repo.full_name}"
+    html = f"{WEB}/{repo.full_name}"
+    data = {
+        "id": repo.id,
+        "node_id": _node_id("R", repo.id),
+        "name": repo.name,
+        "full_name": repo.full_name,
+        "private": False,
+        "owner": owner,
+        "html_url": html,
+        "description": f"{repo.name} repository",
+        "fork": False,
+        "url": url,
+    }
+    data.update({key: url + suffix for key, suffix in _REPO_URLS})
+    data.update(_repo_details(repo, html, open_issues))
+    if owner["type"] == "Organization":
+        data["organization"] = owner
+    data.update(repo.fields)
+    return data
+
+
+def _repo_details(repo: _Repo, html: str, open_issues: int) -> dict:
+    return {
+        "created_at": "2016-03-14T18:20:43Z",
+        "updated_at": "2025-01-06T09:12:00Z",
+        "pushed_at": "2025-01-06T09:12:00Z",
+        "git_url": f"git://github.com/{repo.full_name}.git",
+        "ssh_url": f"git@github.com:{repo.full_name}.git",
+        "clone_url": f"{html}.git",
+        "svn_url": html,
+        "homepage": None,
+        "size": 4096,
+        "stargazers_count": 42,
+        "watchers_count": 42,
+        "language": "C++",
+        "has_issues": True,
+        "has_projects": True,
+        "has_downloads": True,
+        "has_wiki": True,
+        "has_pages": False,
+        "has_discussions": False,
+        "has_pull_requests": True,
+        "forks_count": 7,
+        "mirror_url": None,
+        "archived": False,
+        "disabled": False,
+        "open_issues_count": open_issues,
+        "license": None,
+        "allow_forking": True,
+        "is_template": False,
+        "web_commit_signoff_required": False,
+        "topics": [],
+        "visibility": "public",
+        "forks": 7,
+        "open_issues": open_issues,
+        "watchers": 42,
+        "default_branch": "main",
+        "permissions": {
+            "admin": False,
+            "maintain": False,
+            "push": False,
+            "triage": True,
+            "pull": True,
+        },
+        "custom_properties": {},
+        "network_count": 7,
+        "subscribers_count": 12,
+    }
+
+
+def label_json(repo: _Repo, label_id: int, name: str, color: str, description) -> dict:
+    return {
+        "id": label_id,
+        "node_id": _node_id("LA", label_id),
+        "url": f"{API}/repos/{repo.full_name}/labels/{quote(name)}",
+        "name": name,
+        "color": color,
+        "default": name in ("bug", "enhancement", "documentation", "question"),
+        "description": description,
+    }
+
+
+_DEPENDENCY_COUNTS = ("blocked_by", "total_blocked_by", "blocking", "total_blocking")
+_REACTIONS = ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")
+
+
+def reactions_json(url: str) -> dict:
+    counts = dict.fromkeys(_REACTIONS, 0)
+    return {"url": f"{url}/reactions", "total_count": 0, **counts}
+
+
+def _html_kind(rec: _Issue) -> str:
+    return "pull" if rec.is_pr else "issues"
+
+
+# ---------------------------------------------------------------- data store
+
+
+class _Store:
+    """Repositories, users, ids and the emulated clock. Callers hold the emulator's lock."""
+
+    def __init__(self, login: str):
+        self.repos: dict[str, _Repo] = {}
+        self.users: dict[str, dict] = {}
+        self._next_user_id = 1
+        self._next_id = ITEM_ID_START
+        self._clock = 0
+        self.login = login
+        self.user(login)
+
+    # ids and time
+    def new_id(self, count: int = 1) -> int:
+        first = self._next_id
+        self._next_id += count
+        return first
+
+    def tick(self) -> int:
+        """A fresh time, later than every time handed out or set so far."""
+        self._clock = max(self._clock + 1, int(time.time()))
+        return self._clock
+
+    def observe(self, *epochs) -> None:
+        self._clock = max([self._clock, *(e for e in epochs if e is not None)])
+
+    def user(self, login: str, kind: str = "User") -> dict:
+        found = self.users.get(login)
+        if found is None:
+            found = self.users[login] = user_json(login, self._next_user_id, kind)
+            self._next_user_id += 1
+        return found
+
+    # repositories and labels
+    def repo(self, full_name: str) -> _Repo | None:
+        return self.repos.get(full_name.lower())
+
+    def add_repo(self, full_name: str, fields: dict) -> _Repo:
+        if full_name.count("/") != 1:
+            raise ValueError(f"repository must be OWNER/NAME, got {full_name!r}")
+        existing = self.repo(full_name)
+        if existing is not None:
+            existing.fields.update(fields)
+            existing.touch()
+            return existing
+        owner_kind = fields.pop("owner_type", "Organization")
+        repo = _Repo(full_name, self.new_id(), fields)
+        self.user(repo.owner, owner_kind)
+        self.repos[full_name.lower()] = repo
+        return repo
+
+    def ensure_repo(self, full_name: str) -> _Repo:
+        return self.repo(full_name) or self.add_repo(full_name, {})
+
+    def ensure_label(self, repo: _Repo, name: str, color=None, description=None) -> dict:
+        key = name.lower()
+        label = repo.labels.get(key)
+        if label is None or color is not None or description is not None:
+            color = color or hashlib.md5(key.encode()).hexdigest()[:6]
+            label_id = label["id"] if label else self.new_id()
+            changed = label is not None
+            label = repo.labels[key] = label_json(repo, label_id, name, color, description)
+            if changed:
+                _forget_bytes(repo)
+        return label
+
+    # issues and pulls
+    def issue(self, repo: _Repo, number: int) -> _Issue:
+        rec = repo.issues.get(number)
+        if rec is None:
+            raise KeyError(f"{repo.full_name}#{number} does not exist")
+        return rec
+
+    def claim_number(self, repo: _Repo, number: int | None) -> int:
+        if number is None:
+            number = repo.next_number
+        elif number in repo.issues:
+            raise ValueError(f"{repo.full_name}#{number} already exists")
+        repo.next_number = max(repo.next_number, number + 1)
+        return number
+
+    def repo_bytes(self, repo: _Repo) -> bytes:
+        def build():
+            open_count = sum(1 for rec in repo.issues.values() if rec.state == "open")
+            return [_dumps(repo_json(repo, self.users[repo.owner], open_count))]
+
+        return repo.view("repo", build)[0]
+
+    def repo_dict(self, repo: _Repo) -> dict:
+        return repo.view("repo-dict", lambda: repo_json(repo, self.users[repo.owner], 0))
+
+    def issue_bytes(self, repo: _Repo, rec: _Issue, single: bool = False) -> bytes:
+        if single:
+            return _cached(rec, "issue-single", lambda: self.single_issue_dict(repo, rec))
+        return _cached(rec, "issue", lambda: self.issue_dict(repo, rec))
+
+    def single_issue_dict(self, repo: _Repo, rec: _Issue) -> dict:
+        """GET /issues/N adds who closed it to the listing form."""
+        issue = self.issue_dict(repo, rec)
+        closer = rec.merged_by or rec.user if rec.state == "closed" else None
+        issue["closed_by"] = self.user(closer) if closer else None
+        return issue
+
+    def pull_bytes(self, repo: _Repo, rec: _Issue, full: bool) -> bytes:
+        form = "pull" if full else "pull-list"
+        return _cached(rec, form, lambda: self.pull_dict(repo, rec, full))
+
+    def comment_bytes(self, repo: _Repo, com: _Comment) -> bytes:
+        return _cached(com, "comment", lambda: self.comment_dict(repo, com))
+
+    def issue_dict(self, repo: _Repo, rec: _Issue) -> dict:
+        base = f"{API}/repos/{repo.full_name}"
+        url = f"{base}/issues/{rec.number}"
+        assignees = [self.user(login) for login in rec.assignees]
+        issue = {
+            "url": url,
+            "repository_url": base,
+            "labels_url": url + "/labels{/name}",
+            "comments_url": url + "/comments",
+            "events_url": url + "/events",
+            "html_url": f"{WEB}/{repo.full_name}/{_html_kind(rec)}/{rec.number}",
+            "id": rec.id,
+            "node_id": _node_id("PR" if rec.is_pr else "I", rec.id),
+            "number": rec.number,
+            "title": rec.title,
+            "user": self.user(rec.user),
+            "labels": [repo.labels[name.lower()] for name in rec.labels],
+            "state": rec.state,
+            "locked": rec.locked,
+            "assignee": assignees[0] if assignees else None,
+            "assignees": assignees,
+            "milestone": None,
+            "comments": rec.comments,
+            "created_at": iso(rec.created),
+            "updated_at": iso(rec.updated),
+            "closed_at": iso(rec.closed),
+            "author_association": rec.author_association,
+            "type": None,
+            "active_lock_reason": None,
+            "sub_issues_summary": {"total": 0, "completed": 0, "percent_completed": 0},
+            "issue_dependencies_summary": dict.fromkeys(_DEPENDENCY_COUNTS, 0),
+        }
+        if rec.is_pr:
+            issue["draft"] = rec.draft
+            issue["pull_request"] = self._pull_links(repo, rec)
+        issue["body"] = rec.body
+        issue["reactions"] = reactions_json(url)
+        issue["timeline_url"] = url + "/timeline"
+        issue["performed_via_github_app"] = None
+        issue["state_reason"] = rec.state_reason
+        issue.update(rec.extra or {})
+        return issue
+
+    def _pull_links(self, repo: _Repo, rec: _Issue) -> dict:
+        html = f"{WEB}/{repo.full_name}/pull/{rec.number}"
+        return {
+            "url": f"{API}/repos/{repo.full_name}/pulls/{rec.number}",
+            "html_url": html,
+            "diff_url": html + ".diff",
+            "patch_url": html + ".patch",
+            "merged_at": iso(rec.merged_at),
+        }
+
+    def pull_dict(self, repo: _Repo, rec: _Issue, full: bool) -> dict:
+        base = f"{API}/repos/{repo.full_name}"
+        url = f"{base}/pulls/{rec.number}"
+        html = f"{WEB}/{repo.full_name}/pull/{rec.number}"
+        issue_url = f"{base}/issues/{rec.number}"
+        head_sha = _sha(repo.full_name, rec.number, "head")
+        assignees = [self.user(login) for login in rec.assignees]
+        pull = {
+            "url": url,
+            "id": rec.pr_id,
+            "node_id": _node_id("PR", rec.pr_id),
+            "html_url": html,
+            "diff_url": html + ".diff",
+            "patch_url": html + ".patch",
+            "issue_url": issue_url,
+            "number": rec.number,
+            "state": rec.state,
+            "locked": rec.locked,
+            "title": rec.title,
+            "user": self.user(rec.user),
+            "body": rec.body,
+            "created_at": iso(rec.created),
+            "updated_at": iso(rec.updated),
+            "closed_at": iso(rec.closed),
+            "merged_at": iso(rec.merged_at),
+            "merge_commit_sha": rec.merge_commit_sha,
+            "assignee": assignees[0] if assignees else None,
+            "assignees": assignees,
+            "requested_reviewers": [],
+            "requested_teams": [],
+            "labels": [repo.labels[name.lower()] for name in rec.labels],
+            "milestone": None,
+            "draft": rec.draft,
+            "commits_url": url + "/commits",
+            "review_comments_url": url + "/comments",
+            "review_comment_url": base + "/pulls/comments{/number}",
+            "comments_url": issue_url + "/comments",
+            "statuses_url": f"{base}/statuses/{head_sha}",
+            "head": self._branch(repo, rec.head, head_sha),
+            "base": self._branch(repo, rec.base, _sha(repo.full_name, rec.base, "base")),
+            "_links": _pull_hrefs(base, url, html, issue_url, head_sha),
+            "author_association": rec.author_association,
+            "auto_merge": None,
+            "active_lock_reason": None,
+        }
+        if full:
+            pull.update(self._pull_details(rec))
+        pull.update(rec.extra or {})
+        return pull
+
+    def _pull_details(self, rec: _Issue) -> dict:
+        is_open = rec.state == "open"
+        n = rec.number
+        return {
+            "merged": rec.merged,
+            "mergeable": True if is_open else None,
+            "rebaseable": True if is_open else None,
+            "mergeable_state": "clean" if is_open else "unknown",
+            "merged_by": self.user(rec.merged_by) if rec.merged_by else None,
+            "comments": rec.comments,
+            "review_comments": 0,
+            "maintainer_can_modify": False,
+            "commits": 1 + n % 7,
+            "additions": 10 + (n * 37) % 500,
+            "deletions": (n * 13) % 200,
+            "changed_files": 1 + n % 12,
+        }
+
+    def _branch(self, repo: _Repo, ref: str, sha: str) -> dict:
+        return {
+            "label": f"{repo.owner}:{ref}",
+            "ref": ref,
+            "sha": sha,
+            "user": self.users[repo.owner],
+            "repo": self.repo_dict(repo),
+        }
+
+    def comment_dict(self, repo: _Repo, com: _Comment) -> dict:
+        base = f"{API}/repos/{repo.full_name}"
+        url = f"{base}/issues/comments/{com.id}"
+        issue = repo.issues.get(com.issue_number)
+        kind = _html_kind(issue) if issue else "issues"
+        comment = {
+            "url": url,
+            "html_url": f"{WEB}/{repo.full_name}/{kind}/{com.issue_number}#issuecomment-{com.id}",
+            "issue_url": f"{base}/issues/{com.issue_number}",
+            "id": com.id,
+            "node_id": _node_id("IC", com.id),
+            "user": self.user(com.user),
+            "created_at": iso(com.created),
+            "updated_at": iso(com.updated),
+            "body": com.body,
+            "author_association": com.author_association,
+            "reactions": reactions_json(url),
+            "performed_via_github_app": None,
+        }
+        comment.update(com.extra or {})
+        return comment
+
+
+def _pull_hrefs(base: str, url: str, html: str, issue_url: str, head_sha: str) -> dict:
+    links = {
+        "self": url,
+        "html": html,
+        "issue": issue_url,
+        "comments": issue_url + "/comments",
+        "review_comments": url + "/comments",
+        "review_comment": base + "/pulls/comments{/number}",
+        "commits": url + "/commits",
+        "statuses": f"{base}/statuses/{head_sha}",
+    }
+    return {name: {"href": href} for name, href in links.items()}
+
+
+def _forget_bytes(repo: _Repo) -> None:
+    for rec in repo.issues.values():
+        rec.cache = None
+    repo.touch()
+
+
+# ---------------------------------------------------------------- list views
+
+
+_ISSUE_SORT_KEYS = {
+    "created": attrgetter("created", "number"),
+    "updated": attrgetter("updated", "number"),
+    "comments": attrgetter("comments", "number"),
+}
+_PULL_SORT_KEYS = {
+    "created": attrgetter("created", "number"),
+    "updated": attrgetter("updated", "number"),
+    "popularity": attrgetter("comments", "number"),
+    "long-running": attrgetter("created", "number"),
+}
+_COMMENT_SORT_KEYS = {
+    "created": attrgetter("created", "id"),
+    "updated": attrgetter("updated", "id"),
+}
+
+
+def _in_state(rec: _Issue, state: str) -> bool:
+    return state == "all" or rec.state == state
+
+
+def _has_labels(rec: _Issue, labels: frozenset) -> bool:
+    return not labels or labels <= {name.lower() for name in rec.labels}
+
+
+def issue_view(repo: _Repo, state, sort, direction, labels, since) -> list[_Issue]:
+    def build():
+        if sort == "updated":
+            ordered, keys = repo.issues_by_updated()
+            start = 0 if since is None else bisect.bisect_left(keys, since)
+            candidates = ordered[start:]
+        else:
+            candidates = [r for r in repo.issues.values() if since is None or r.updated >= since]
+            candidates.sort(key=_ISSUE_SORT_KEYS[sort])
+        found = [r for r in candidates if _in_state(r, state) and _has_labels(r, labels)]
+        return found[::-1] if direction == "desc" else found
+
+    return repo.view(("issues", state, sort, direction, labels, since), build)
+
+
+def pull_view(repo: _Repo, state, sort, direction) -> list[_Issue]:
+    def build():
+        found = [r for r in repo.issues.values() if r.is_pr and _in_state(r, state)]
+        found.sort(key=_PULL_SORT_KEYS[sort], reverse=direction == "desc")
+        return found
+
+    return repo.view(("pulls", state, sort, direction), build)
+
+
+def comment_view(repo: _Repo, issue_number, sort, direction, since) -> list[_Comment]:
+    def build():
+        found = [
+            c
+            for c in repo.comments.values()
+            if (issue_number is None or c.issue_number == issue_number)
+            and (since is None or c.updated >= since)
+        ]
+        found.sort(key=_COMMENT_SORT_KEYS[sort], reverse=direction == "desc")
+        return found
+
+    return repo.view(("comments", issue_number, sort, direction, since), build)
+
+
+# ---------------------------------------------------------------- bulk data
+
+_COMPONENTS = (
+    "rocBLAS",
+    "hipBLASLt",
+    "MIOpen",
+    "RCCL",
+    "the HIP runtime",
+    "rocm-smi",
+    "composable_kernel",
+    "the Triton AMD backend",
+    "rocFFT",
+    "PyTorch on ROCm",
+    "the amdgpu driver",
+    "rocprofv3",
+    "hipcc",
+)
+_ARCHS = ("gfx942", "gfx90a", "gfx1100", "gfx1030", "gfx908", "gfx1201")
+_GPUS = {
+    "gfx942": "AMD Instinct MI300X",
+    "gfx90a": "AMD Instinct MI250X",
+    "gfx1100": "Radeon RX 7900 XTX",
+    "gfx1030": "Radeon PRO W6800",
+    "gfx908": "AMD Instinct MI100",
+    "gfx1201": "Radeon RX 9070 XT",
+}
+_VERSIONS = ("6.0.2", "6.1.3", "6.2.0", "6.2.4", "6.3.1", "6.4.0")
+_SYMPTOMS = (
+    "Segfault in",
+    "Hang in",
+    "Wrong results from",
+    "NaN outputs from",
+    "Performance regression in",
+    "Build failure in",
+    "hipErrorNoBinaryForGpu from",
+    "Memory access fault in",
+)
+_OPS = (
+    "GEMM",
+    "batched GEMM",
+    "conv2d backward",
+    "all-reduce",
+    "flash attention",
+    "FFT plan creation",
+    "softmax",
+    "layer norm",
+)
+_LABELS = (
+    ("bug", "d73a4a", "Something isn't working"),
+    ("enhancement", "a2eeef", "New feature or request"),
+    ("documentation", "0075ca", "Improvements or additions to documentation"),
+    ("question", "d876e3", "Further information is requested"),
+    ("performance", "fbca04", "Slower than it should be"),
+    ("build", "c5def5", "Compilation, packaging or installation"),
+    ("needs repro", "e99695", "Waiting for a reproducer"),
+    ("gfx942", "5319e7", "MI300 series"),
+    ("gfx90a", "5319e7", "MI200 series"),
+    ("gfx1100", "5319e7", "RDNA3"),
+)
+_USERS = tuple(
+    f"{first}-{last}"
+    for first in ("ada", "bo", "chen", "dana", "eli", "fay", "gus")
+    for last in ("hip", "gpu", "rocm")
+)
+_ISSUE_BODY = """### Problem Description
+{symptom} {component} ({op}) on {arch}.
+
+### Operating System
+Ubuntu 22.04.4 LTS (Jammy Jellyfish)
+
+### GPU
+{gpu}
+
+### ROCm Version
+ROCm {version}
+
+### Steps to Reproduce
+```python
+import torch
+x = torch.randn({m}, {m}, device="cuda")
+print((x @ x.T).sum())
+```
+"""
+_PR_BODY = "Fixes #{target}.\n\n{symptom} {component} ({op}) on {arch}: guard the tile size."
+_COMMENT_BODIES = (
+    "Can you share the output of `rocminfo` and `hipconfig --full`?",
+    "Reproduced on {arch} with ROCm {version}.",
+    "This should be fixed in ROCm {version}; please retest.",
+    "Same here on {arch}.",
+    "Closing as fixed, please reopen if you still see it.",
+)
+
+
+class _BulkGenerator:
+    """Realistic GPU-stack history for one repository, deterministic for a seed."""
+
+    def __init__(self, store: _Store, repo: _Repo, seed: int):
+        self.store, self.repo, self.rng = store, repo, random.Random(seed)
+        self.used_updates: set[int] = set()
+        for name, color, description in _LABELS:
+            store.ensure_label(repo, name, color, description)
+
+    def run(self, n_issues: int, n_comments: int, pr_every: int) -> None:
+        first_id = self.store.new_id(n_issues)
+        for offset in range(n_issues):
+            number = self.store.claim_number(self.repo, None)
+            is_pr = bool(pr_every) and number % pr_every == 0
+            rec = self._record(number, first_id + offset, offset, is_pr)
+            self.repo.issues[number] = rec
+            self._add_comments(rec, n_comments)
+            self.store.observe(rec.updated)
+        self.repo.touch()
+
+    def _record(self, number: int, issue_id: int, offset: int, is_pr: bool) -> _Issue:
+        rng = self.rng
+        words = {
+            "symptom": rng.choice(_SYMPTOMS),
+            "component": rng.choice(_COMPONENTS),
+            "op": rng.choice(_OPS),
+            "arch": rng.choice(_ARCHS),
+            "version": rng.choice(_VERSIONS),
+        }
+        created = BULK_EPOCH + offset * 600 + rng.randrange(600)
+        rec = _Issue(number, issue_id, "", "", rng.choice(_USERS), created)
+        rec.updated = self._distinct_update(created + rng.randrange(1, 90 * 86400))
+        rec.labels = self._labels(words["arch"])
+        if is_pr:
+            self._make_pull(rec, words)
+        else:
+            self._make_issue(rec, words)
+        return rec
+
+    def _make_issue(self, rec: _Issue, words: dict) -> None:
+        rec.title = "{symptom} {component} {op} on {arch} (ROCm {version})".format(**words)
+        gpu = _GPUS[words["arch"]]
+        rec.body = _ISSUE_BODY.format(gpu=gpu, m=1024 * (1 + rec.number % 8), **words)
+        if self.rng.random() < 0.6:
+            rec.state, rec.state_reason, rec.closed = "closed", "completed", rec.updated
+
+    def _make_pull(self, rec: _Issue, words: dict) -> None:
+        rec.pr_id = self.store.new_id()
+        rec.title = "Fix {op} in {component} on {arch}".format(**words)
+        rec.body = _PR_BODY.format(target=max(1, rec.number - 3), **words)
+        rec.head = f"fix/{words['arch']}-{rec.number}"
+        rec.labels = ()
+        roll = self.rng.random()
+        if roll < 0.75:
+            rec.state, rec.closed = "closed", rec.updated
+        if roll < 0.6:
+            rec.merged, rec.merged_at, rec.merged_by = True, rec.updated, _USERS[0]
+            rec.merge_commit_sha = _sha(self.repo.full_name, rec.number, "merge")
+
+    def _labels(self, arch: str) -> tuple:
+        kind = _LABELS[self.rng.randrange(7)][0]
+        return (kind, arch) if arch in ("gfx942", "gfx90a", "gfx1100") else (kind,)
+
+    def _distinct_update(self, epoch: int) -> int:
+        while epoch in self.used_updates:
+            epoch += 1
+        self.used_updates.add(epoch)
+        return epoch
+
+    def _add_comments(self, rec: _Issue, count: int) -> None:
+        if not count:
+            return
+        first_id = self.store.new_id(count)
+        step = max(1, (rec.updated - rec.created) // (count + 1))
+        for index in range(count):
+            text = self.rng.choice(_COMMENT_BODIES).format(arch="gfx942", version="6.3.1")
+            created = rec.created + step * (index + 1)
+            com = _Comment(first_id + index, rec.number, text, self.rng.choice(_USERS), created)
+            self.repo.comments[com.id] = com
+        rec.comments = count
+
+
+# ---------------------------------------------------------------- rate limit and faults
+
+
+class _RateLimit:
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.reset()
+
+    def reset(self) -> None:
+        self.remaining = self.limit
+        self.reset_at = int(time.time()) + 3600
+
+    def set(self, remaining: int, reset_at: int | None) -> None:
+        self.remaining = max(0, remaining)
+        self.reset_at = int(reset_at) if reset_at is not None else int(time.time()) + 3600
+
+    def roll_window(self) -> None:
+        if time.time() >= self.reset_at:
+            self.reset()
+
+    def consume(self) -> None:
+        self.remaining = max(0, self.remaining - 1)
+
+    def headers(self, remaining: int | None = None, reset_at: int | None = None) -> list:
+        remaining = self.remaining if remaining is None else remaining
+        return [
+            ("x-ratelimit-limit", str(self.limit)),
+            ("x-ratelimit-remaining", str(remaining)),
+            ("x-ratelimit-used", str(self.limit - remaining)),
+            ("x-ratelimit-reset", str(self.reset_at if reset_at is None else reset_at)),
+            ("x-ratelimit-resource", "core"),
+        ]
+
+    def body(self) -> dict:
+        core = {
+            "limit": self.limit,
+            "used": self.limit - self.remaining,
+            "remaining": self.remaining,
+            "reset": self.reset_at,
+        }
+        fresh = int(time.time()) + 3600
+        search = {"limit": 30, "used": 0, "remaining": 30, "reset": int(time.time()) + 60}
+        graphql = {"limit": 5000, "used": 0, "remaining": 5000, "reset": fresh}
+        return {"resources": {"core": core, "search": search, "graphql": graphql}, "rate": core}
+
+
+class _Fault:
+    __slots__ = ("status", "skip", "times", "path_contains", "retry_after", "body")
+
+    def __init__(self, status, skip, times, path_contains, retry_after, body):
+        self.status, self.skip, self.times = status, skip, times
+        self.path_contains, self.retry_after, self.body = path_contains, retry_after, body
+
+    def matches(self, path: str) -> bool:
+        return self.path_contains is None or self.path_contains in path
+
+    def spent(self) -> bool:
+        return self.times is not None and self.times <= 0
+
+
+class _Faults:
+    def __init__(self):
+        self.pending: list[_Fault] = []
+
+    def take(self, path: str) -> _Fault | None:
+        """Count this request against every matching fault; return the one that fires."""
+        fired = None
+        for fault in self.pending:
+            if not fault.matches(path):
+                continue
+            if fault.skip > 0:
+                fault.skip -= 1
+            elif fired is None:
+                fired = fault
+                if fault.times is not None:
+                    fault.times -= 1
+        self.pending = [fault for fault in self.pending if not fault.spent()]
+        return fired
+
+
+_RATE_LIMIT_BODY = {
+    "message": "API rate limit exceeded for user ID 1.",
+    "documentation_url": RATE_DOCS_URL,
+}
+_FAULT_BODIES = {
+    403: _RATE_LIMIT_BODY,
+    429: {
+        "message": "You have exceeded a secondary rate limit. "
+        "Please wait a few minutes before you try again.",
+        "documentation_url": SECONDARY_DOCS_URL,
+    },
+    500: {"message": "Server Error"},
+    502: {"message": "Server Error"},
+    503: {"message": "Service Unavailable"},
+}
+
+
+# ---------------------------------------------------------------- HTTP plumbing
+
+
+class Reply:
+    __slots__ = ("status", "headers", "body")
+
+    def __init__(self, status: int, headers: list, body: bytes | None):
+        self.status, self.headers, self.body = status, headers, body
+
+
+class _HttpError(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+class _Request:
+    __slots__ = ("method", "path", "route", "query", "origin", "headers")
+
+    def __init__(self, method, path, route, query, origin, headers):
+        self.method, self.path, self.route, self.query = method, path, route, query
+        self.origin, self.headers = origin, headers
+
+
+def _choice(query: dict, name: str, allowed: tuple, default: str) -> str:
+    value = query.get(name) or default
+    if value not in allowed:
+        raise _HttpError(422, "Validation Failed")
+    return value
+
+
+def _since(query: dict) -> int | None:
+    text = query.get("since")
+    if not text:
+        return None
+    try:
+        return to_epoch(text)
+    except ValueError:
+        raise _HttpError(422, "Validation Failed") from None
+
+
+def _label_filter(query: dict) -> frozenset:
+    text = query.get("labels") or ""
+    return frozenset(name.strip().lower() for name in text.split(",") if name.strip())
+
+
+def _int_param(query: dict, name: str, default: int) -> int:
+    try:
+        return int(query.get(name, default))
+    except ValueError:
+        return default
+
+
+def _link_header(req: _Request, page: int, last: int) -> str | None:
+    rels = []
+    if page > 1:
+        rels.append(("prev", min(page - 1, last)))
+    if page < last:
+        rels += [("next", page + 1), ("last", last)]
+    if page > 1:
+        rels.append(("first", 1))
+    return ", ".join(f'<{_page_url(req, number)}>; rel="{rel}"' for rel, number in rels) or None
+
+
+def _page_url(req: _Request, page: int) -> str:
+    params = dict(req.query)
+    params["page"] = str(page)
+    return f"{req.origin}{req.path}?{urlencode(params)}"
+
+
+def paginate(req: _Request, items: list, render) -> tuple[bytes, str | None]:
+    per_page = min(100, max(1, _int_param(req.query, "per_page", 30)))
+    page = max(1, _int_param(req.query, "page", 1))
+    last = max(1, -(-len(items) // per_page))
+    chunk = items[(page - 1) * per_page : page * per_page]
+    body = b"[" + b",".join(render(item) for item in chunk) + b"]"
+    return body, _link_header(req, page, last)
+
+
+def _etag_matches(header: str | None, etag: str) -> bool:
+    if not header:
+        return False
+    wanted = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") in (wanted, "*") for tag in header.split(","))
+
+
+# ---------------------------------------------------------------- routes
+
+_REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
+_ROUTES = tuple(
+    (re.compile(pattern), handler)
+    for pattern, handler in (
+        (r"/user", "get_user"),
+        (r"/rate_limit", "get_rate_limit"),
+        (_REPO, "get_repo"),
+        (_REPO + r"/issues", "list_issues"),
+        (_REPO + r"/issues/comments", "list_repo_comments"),
+        (_REPO + r"/issues/comments/(?P<id>\d+)", "get_comment"),
+        (_REPO + r"/issues/(?P<number>\d+)", "get_issue"),
+        (_REPO + r"/issues/(?P<number>\d+)/comments", "list_issue_comments"),
+        (_REPO + r"/pulls", "list_pulls"),
+        (_REPO + r"/pulls/(?P<number>\d+)", "get_pull"),
+        (_REPO + r"/labels", "list_labels"),
+    )
+)
+
+
+class _Api:
+    """Maps a GET path to (body bytes, Link header); raises _HttpError otherwise."""
+
+    def __init__(self, store: _Store, rate: _RateLimit):
+        self.store, self.rate = store, rate
+
+    def dispatch(self, req: _Request) -> tuple[bytes, str | None]:
+        if req.method == "GET":
+            for pattern, handler in _ROUTES:
+                match = pattern.fullmatch(req.route)
+                if match:
+                    return getattr(self, handler)(req, **match.groupdict())
+        raise _HttpError(404, "Not Found")
+
+    def _repo(self, owner: str, name: str) -> _Repo:
+        repo = self.store.repo(f"{owner}/{name}")
+        if repo is None:
+            raise _HttpError(404, "Not Found")
+        return repo
+
+    def _issue(self, repo: _Repo, number: str) -> _Issue:
+        rec = repo.issues.get(int(number))
+        if rec is None:
+            raise _HttpError(404, "Not Found")
+        return rec
+
+    def get_user(self, req):
+        user = dict(self.store.users[self.store.login], name="Emulated User", company=None)
+        user.update(public_repos=len(self.store.repos), followers=0, following=0)
+        user.update(created_at="2011-01-26T19:01:12Z", updated_at="2025-01-01T00:00:00Z")
+        return _dumps(user), None
+
+    def get_rate_limit(self, req):
+        return _dumps(self.rate.body()), None
+
+    def get_repo(self, req, owner, name):
+        return self.store.repo_bytes(self._repo(owner, name)), None
+
+    def list_issues(self, req, owner, name):
+        repo, query = self._repo(owner, name), req.query
+        state = _choice(query, "state", ("open", "closed", "all"), "open")
+        sort = _choice(query, "sort", tuple(_ISSUE_SORT_KEYS), "created")
+        direction = _choice(query, "direction", ("asc", "desc"), "desc")
+        view = issue_view(repo, state, sort, direction, _label_filter(query), _since(query))
+        return paginate(req, view, lambda rec: self.store.issue_bytes(repo, rec))
+
+    def get_issue(self, req, owner, name, number):
+        repo = self._repo(owner, name)
+        return self.store.issue_bytes(repo, self._issue(repo, number), single=True), None
+
+    def list_issue_comments(self, req, owner, name, number):
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        view = comment_view(repo, rec.number, "created", "asc", _since(req.query))
+        return paginate(req, view, lambda com: self.store.comment_bytes(repo, com))
+
+    def list_repo_comments(self, req, owner, name):
+        repo, query = self._repo(owner, name), req.query
+        sort = _choice(query, "sort", tuple(_COMMENT_SORT_KEYS), "created")
+        direction = _choice(query, "direction", ("asc", "desc"), "asc")
+        view = comment_view(repo, None, sort, direction, _since(query))
+        return paginate(req, view, lambda com: self.store.comment_bytes(repo, com))
+
+    def get_comment(self, req, owner, name, id):
+        repo = self._repo(owner, name)
+        com = repo.comments.get(int(id))
+        if com is None:
+            raise _HttpError(404, "Not Found")
+        return self.store.comment_bytes(repo, com), None
+
+    def list_pulls(self, req, owner, name):
+        repo, query = self._repo(owner, name), req.query
+        state = _choice(query, "state", ("open", "closed", "all"), "open")
+        sort = _choice(query, "sort", tuple(_PULL_SORT_KEYS), "created")
+        default_direction = "desc" if sort == "created" else "asc"
+        direction = _choice(query, "direction", ("asc", "desc"), default_direction)
+        view = pull_view(repo, state, sort, direction)
+        return paginate(req, view, lambda rec: self.store.pull_bytes(repo, rec, full=False))
+
+    def get_pull(self, req, owner, name, number):
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        if not rec.is_pr:
+            raise _HttpError(404, "Not Found")
+        return self.store.pull_bytes(repo, rec, full=True), None
+
+    def list_labels(self, req, owner, name):
+        labels = list(self._repo(owner, name).labels.values())
+        return paginate(req, labels, _dumps)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def version_string(self) -> str:
+        return "GitHub.com"
+
+    def setup(self):
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server.track(self.connection, add=True)
+
+    def finish(self):
+        self.server.track(self.connection, add=False)
+        super().finish()
+
+    def do_GET(self):
+        self._serve("GET")
+
+    def do_POST(self):
+        self._serve("POST")
+
+    def do_PATCH(self):
+        self._serve("PATCH")
+
+    def do_PUT(self):
+        self._serve("PUT")
+
+    def do_DELETE(self):
+        self._serve("DELETE")
+
+    def _serve(self, method: str) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        reply = self.server.emulator.handle(method, self.path, self.headers)
+        self.send_response(reply.status)
+        for name, value in reply.headers:
+            self.send_header(name, value)
+        if reply.status != 304:
+            self.send_header("Content-Length", str(len(reply.body or b"")))
+        self.end_headers()
+        if reply.body and reply.status != 304:
+            self.wfile.write(reply.body)
+
+    def log_message(self, format, *args):
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address, emulator: GitHubEmulator):
+        self.emulator = emulator
+        self._connections: set = set()
+        self._connections_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def server_bind(self):
+        socketserver.TCPServer.server_bind(self)  # skips HTTPServer's slow getfqdn()
+        self.server_name, self.server_port = self.server_address[:2]
+
+    def track(self, connection, add: bool) -> None:
+        with self._connections_lock:
+            if add:
+                self._connections.add(connection)
+            else:
+                self._connections.discard(connection)
+
+    def close_connections(self) -> None:
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
+
+# ---------------------------------------------------------------- the emulator
+
+
+class GitHubEmulator:
+    """A GitHub REST API on 127.0.0.1 for PyGithub: data, rate limit, faults, request log."""
+
+    def __init__(
+        self,
+        token: str = "test-token",
+        path_prefix: str = "",
+        *,
+        login: str = "octocat",
+        rate_limit: int = 5000,
+    ):
+        self.token = token
+        self.path_prefix = path_prefix.rstrip("/")
+        self.requests: list[dict] = []
+        self._lock = threading.RLock()
+        self._store = _Store(login)
+        self._rate = _RateLimit(rate_limit)
+        self._faults = _Faults()
+        self._api = _Api(self._store, self._rate)
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+    def start(self, port: int = 0) -> GitHubEmulator:
+        self._server = _Server(("127.0.0.1", port), self)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="github-emulator",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        self._server.close_connections()
+        self._thread.join(timeout=5)
+        self._server = self._thread = None
+
+    def __enter__(self) -> GitHubEmulator:
+        return self if self._server else self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the emulator is not started")
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.path_prefix}"
+
+    # data
+    def add_repo(self, full_name: str, **fields) -> dict:
+        with self._lock:
+            repo = self._store.add_repo(full_name, fields)
+            return self._resolved(self._store.repo_bytes(repo))
+
+    def add_label(self, repo: str, name: str, color=None, description=None) -> dict:
+        with self._lock:
+            found = self._store.ensure_repo(repo)
+            return self._resolved(_dumps(self._store.ensure_label(found, name, color, description)))
+
+    def add_issue(
+        self,
+        repo: str,
+        number: int | None = None,
+        title: str = "Issue",
+        body: str | None = "",
+        state: str = "open",
+        labels=(),
+        user: str = "octocat",
+        created_at=None,
+        updated_at=None,
+        closed_at=None,
+        assignees=(),
+        comments: int = 0,
+        **fields,
+    ) -> dict:
+        with self._lock:
+            found, rec = self._new_record(repo, number, title, body, user, created_at)
+            self._fill_record(found, rec, state, labels, assignees, comments, fields)
+            self._set_times(rec, updated_at, closed_at)
+            found.issues[rec.number] = rec
+            found.touch()
+            return self._resolved(self._store.issue_bytes(found, rec))
+
+    def add_pull(
+        self,
+        repo: str,
+        number: int | None = None,
+        title: str = "Pull request",
+        body: str | None = "",
+        base: str = "main",
+        head: str = "feature-x",
+        merged: bool = False,
+        merged_at=None,
+        merge_commit_sha: str | None = None,
+        user: str = "octocat",
+        updated_at=None,
+        state: str = "open",
+        labels=(),
+        created_at=None,
+        closed_at=None,
+        assignees=(),
+        comments: int = 0,
+        draft: bool = False,
+        merged_by: str | None = None,
+        **fields,
+    ) -> dict:
+        """Add a pull request: served in issue form by /issues and in full by /pulls/N."""
+        with self._lock:
+            found, rec = self._new_record(repo, number, title, body, user, created_at)
+            rec.pr_id, rec.base, rec.head, rec.draft = self._store.new_id(), base, head, draft
+            self._fill_record(found, rec, state, labels, assignees, comments, fields)
+            if merged:
+                rec.state, rec.merged = "closed", True
+                rec.merged_at = to_epoch(merged_at) or to_epoch(closed_at) or self._store.tick()
+                rec.merge_commit_sha = merge_commit_sha or _sha(found.full_name, rec.number, "m")
+                rec.merged_by = merged_by or found.owner
+                closed_at = closed_at or rec.merged_at
+            else:
+                rec.merge_commit_sha = merge_commit_sha
+            self._set_times(rec, updated_at, closed_at)
+            found.issues[rec.number] = rec
+            found.touch()
+            return self._resolved(self._store.pull_bytes(found, rec, full=True))
+
+    def add_comment(
+        self,
+        repo: str,
+        issue_number: int,
+        body: str = "",
+        user: str = "octocat",
+        created_at=None,
+        updated_at=None,
+        **fields,
+    ) -> dict:
+        """Add a comment; like GitHub, the issue's comment count and updated_at follow."""
+        with self._lock:
+            found = self._existing_repo(repo)
+            issue = self._store.issue(found, issue_number)
+            created = to_epoch(created_at) or self._store.tick()
+            com = _Comment(self._store.new_id(), issue.number, body, user, created)
+            com.updated = to_epoch(updated_at) or created
+            com.author_association = fields.pop("author_association", "NONE")
+            com.extra = fields or None
+            self._store.observe(com.created, com.updated)
+            found.comments[com.id] = com
+            issue.comments += 1
+            issue.updated = max(issue.updated, com.created)
+            issue.cache = None
+            found.touch()
+            return self._resolved(self._store.comment_bytes(found, com))
+
+    def update_issue(self, repo: str, number: int, **changes) -> dict:
+        """Change an issue or pull request; updated_at moves to a fresh time unless given."""
+        with self._lock:
+            found = self._existing_repo(repo)
+            rec = self._store.issue(found, number)
+            self._apply_issue_changes(found, rec, changes)
+            rec.cache = None
+            found.touch()
+            return self._resolved(self._store.issue_bytes(found, rec))
+
+    def update_comment(self, repo: str, comment_id: int, **changes) -> dict:
+        with self._lock:
+            found = self._existing_repo(repo)
+            com = self._existing_comment(found, comment_id)
+            updated_at = changes.pop("updated_at", None)
+            for key in ("body", "user", "author_association"):
+                if key in changes:
+                    setattr(com, key, changes.pop(key))
+            com.extra = {**(com.extra or {}), **changes} or None
+            com.updated = to_epoch(updated_at) or self._store.tick()
+            self._store.observe(com.updated)
+            com.cache = None
+            found.touch()
+            return self._resolved(self._store.comment_bytes(found, com))
+
+    def delete_issue(self, repo: str, number: int) -> None:
+        with self._lock:
+            found = self._existing_repo(repo)
+            self._store.issue(found, number)
+            del found.issues[number]
+            for com in [c for c in found.comments.values() if c.issue_number == number]:
+                del found.comments[com.id]
+            found.touch()
+
+    def delete_comment(self, repo: str, comment_id: int) -> None:
+        with self._lock:
+            found = self._existing_repo(repo)
+            com = self._existing_comment(found, comment_id)
+            del found.comments[com.id]
+            issue = found.issues.get(com.issue_number)
+            if issue is not None:
+                issue.comments = max(0, issue.comments - 1)
+                issue.cache = None
+            found.touch()
+
+    def issue(self, repo: str, number: int) -> dict:
+        with self._lock:
+            found = self._existing_repo(repo)
+            rec = self._store.issue(found, number)
+            return self._resolved(self._store.issue_bytes(found, rec, single=True))
+
+    def bulk_generate(
+        self,
+        repo: str,
+        n_issues: int,
+        n_comments_per_issue: int = 0,
+        pr_every: int = 10,
+        seed: int = 0,
+    ) -> None:
+        """Append n_issues realistic issues (every pr_every-th a PR) with their comments."""
+        with self._lock:
+            found = self._store.ensure_repo(repo)
+            _BulkGenerator(self._store, found, seed).run(n_issues, n_comments_per_issue, pr_every)
+
+    # rate limit, faults, log
+    def set_rate_limit(self, remaining: int, reset_at_epoch: int | None = None) -> None:
+        with self._lock:
+            self._rate.set(remaining, reset_at_epoch)
+
+    def reset_rate_limit(self) -> None:
+        with self._lock:
+            self._rate.reset()
+
+    @property
+    def rate_limit_remaining(self) -> int:
+        return self._rate.remaining
+
+    def inject_fault(
+        self,
+        status: int,
+        *,
+        after_requests: int = 0,
+        times: int | None = 1,
+        path_contains: str | None = None,
+        retry_after: int | None = None,
+        body=None,
+    ) -> None:
+        """Answer `times` matching requests (None: all) with `status`, after `after_requests`."""
+        fault = _Fault(status, after_requests, times, path_contains, retry_after, body)
+        with self._lock:
+            self._faults.pending.append(fault)
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.pending.clear()
+
+    def clear_log(self) -> None:
+        with self._lock:
+            self.requests.clear()
+
+    def count(self, status: int | None = None, path_contains: str | None = None) -> int:
+        with self._lock:
+            return sum(
+                1
+                for entry in self.requests
+                if (status is None or entry["status"] == status)
+                and (path_contains is None or path_contains in entry["path"])
+            )
+
+    # request handling (called by the HTTP handler threads)
+    def handle(self, method: str, raw_path: str, headers) -> Reply:
+        parts = urlsplit(raw_path)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        with self._lock:
+            try:
+                reply = self._respond(method, parts.path, query, headers)
+            except Exception:
+                traceback.print_exc()
+                reply = self._error_reply(500, "Emulator error")
+            self._log_request(method, parts.path, query, reply.status, headers)
+        return reply
+
+    def _respond(self, method: str, path: str, query: dict, headers) -> Reply:
+        if not self._authorized(headers.get("Authorization")):
+            return self._error_reply(401, "Bad credentials")
+        fault = self._faults.take(path)
+        if fault is not None:
+            return self._fault_reply(fault)
+        self._rate.roll_window()
+        route = self._route_path(path)
+        counted = route != "/rate_limit"
+        if counted and self._rate.remaining <= 0:
+            return self._json_reply(403, _RATE_LIMIT_BODY, self._rate.headers())
+        origin = f"http://{headers.get('Host') or f'127.0.0.1:{self.port}'}"
+        req = _Request(method, path, route, query, origin, headers)
+        return self._answer(req, counted)
+
+    def _answer(self, req: _Request, counted: bool) -> Reply:
+        try:
+            body, link = self._api.dispatch(req)
+        except _HttpError as error:
+            self._rate.consume()
+            return self._error_reply(error.status, error.message)
+        body = body.replace(API_BYTES, (req.origin + self.path_prefix).encode())
+        etag = f'W/"{hashlib.sha1(body).hexdigest()}"'
+        extra = [("ETag", etag)] + ([("Link", link)] if link else [])
+        if _etag_matches(req.headers.get("If-None-Match"), etag):
+            return Reply(304, extra + self._rate.headers(), None)
+        if counted:
+            self._rate.consume()
+        return self._reply(200, body, extra + self._rate.headers())
+
+    def _route_path(self, path: str) -> str:
+        if not path.startswith(self.path_prefix + "/"):
+            return "/-not-under-prefix-"
+        return path[len(self.path_prefix) :].rstrip("/") or "/"
+
+    def _authorized(self, value: str | None) -> bool:
+        scheme, _, credential = (value or "").partition(" ")
+        return scheme.lower() in ("token", "bearer") and credential.strip() == self.token
+
+    def _fault_reply(self, fault: _Fault) -> Reply:
+        body = fault.body if fault.body is not None else _FAULT_BODIES.get(fault.status)
+        if body is None:
+            body = {"message": HTTPStatus(fault.status).phrase}
+        headers = self._rate.headers()
+        if fault.status in (403, 429):
+            reset_at = int(time.time()) + (fault.retry_after or 1)
+            headers = self._rate.headers(remaining=0, reset_at=reset_at)
+        if fault.retry_after is not None:
+            headers.append(("Retry-After", str(fault.retry_after)))
+        if isinstance(body, dict | list):
+            return self._json_reply(fault.status, body, headers)
+        raw = body.encode() if isinstance(body, str) else body
+        return Reply(fault.status, [("Content-Type", "text/plain; charset=utf-8")] + headers, raw)
+
+    def _error_reply(self, status: int, message: str) -> Reply:
+        body = {"message": message, "documentation_url": DOCS_URL, "status": str(status)}
+        return self._json_reply(status, body, self._rate.headers())
+
+    def _json_reply(self, status: int, body, headers: list) -> Reply:
+        return self._reply(status, _dumps(body), headers)
+
+    def _reply(self, status: int, body: bytes, headers: list) -> Reply:
+        common = [
+            ("Content-Type", "application/json; charset=utf-8"),
+            ("X-GitHub-Media-Type", "github.v3; format=json"),
+            ("Cache-Control", "private, max-age=60, s-maxage=60"),
+            ("Vary", "Accept, Authorization, Cookie, X-GitHub-OTP"),
+        ]
+        return Reply(status, common + headers, body)
+
+    def _log_request(self, method, path, query, status, headers) -> None:
+        seen = {
+            "If-None-Match": headers.get("If-None-Match"),
+            "Authorization": headers.get("Authorization") is not None,
+        }
+        self.requests.append(
+            {"method": method, "path": path, "query": query, "status": status, "headers": seen}
+        )
+
+    # data helpers (lock held)
+    def _resolved(self, data: bytes) -> dict:
+        base = self.url if self._server else f"http://127.0.0.1{self.path_prefix}"
+        return json.loads(data.replace(API_BYTES, base.encode()))
+
+    def _existing_repo(self, repo: str) -> _Repo:
+        found = self._store.repo(repo)
+        if found is None:
+            raise KeyError(f"no repository {repo!r}")
+        return found
+
+    def _existing_comment(self, repo: _Repo, comment_id: int) -> _Comment:
+        com = repo.comments.get(comment_id)
+        if com is None:
+            raise KeyError(f"no comment {comment_id} in {repo.full_name}")
+        return com
+
+    def _new_record(self, repo, number, title, body, user, created_at) -> tuple[_Repo, _Issue]:
+        found = self._store.ensure_repo(repo)
+        number = self._store.claim_number(found, number)
+        created = to_epoch(created_at) or self._store.tick()
+        self._store.observe(created)
+        return found, _Issue(number, self._store.new_id(), title, body, user, created)
+
+    def _fill_record(self, repo, rec, state, labels, assignees, comments, fields) -> None:
+        if state not in ("open", "closed"):
+            raise ValueError(f"state must be open or closed, got {state!r}")
+        rec.state = state
+        rec.labels = tuple(self._store.ensure_label(repo, name)["name"] for name in labels)
+        rec.assignees = tuple(assignees)
+        rec.comments = comments
+        rec.locked = fields.pop("locked", False)
+        rec.author_association = fields.pop("author_association", "NONE")
+        default_reason = "completed" if state == "closed" and not rec.is_pr else None
+        rec.state_reason = fields.pop("state_reason", default_reason)
+        rec.extra = fields or None
+
+    def _set_times(self, rec: _Issue, updated_at, closed_at) -> None:
+        closed = to_epoch(closed_at)
+        if rec.state == "closed" and closed is None:
+            closed = to_epoch(updated_at) or max(rec.created, self._store.tick())
+        rec.closed = closed if rec.state == "closed" else None
+        rec.updated = to_epoch(updated_at) or max(rec.created, rec.closed or 0)
+        self._store.observe(rec.created, rec.closed, rec.updated)
+
+    _SIMPLE_FIELDS = (
+        "title",
+        "body",
+        "user",
+        "locked",
+        "author_association",
+        "comments",
+        "draft",
+        "base",
+        "head",
+        "merge_commit_sha",
+        "merged_by",
+        "state_reason",
+    )
+
+    def _apply_issue_changes(self, repo: _Repo, rec: _Issue, changes: dict) -> None:
+        changes = dict(changes)
+        updated_at = changes.pop("updated_at", None)
+        was_closed = rec.state == "closed"
+        for key in self._SIMPLE_FIELDS:
+            if key in changes:
+                setattr(rec, key, changes.pop(key))
+        self._apply_collections(repo, rec, changes)
+        now = to_epoch(updated_at) or self._store.tick()
+        self._apply_state(rec, changes, was_closed, now)
+        rec.created = to_epoch(changes.pop("created_at", None)) or rec.created
+        rec.extra = {**(rec.extra or {}), **changes} or None
+        rec.updated = now
+        self._store.observe(now)
+
+    def _apply_collections(self, repo: _Repo, rec: _Issue, changes: dict) -> None:
+        if "labels" in changes:
+            names = changes.pop("labels")
+            rec.labels = tuple(self._store.ensure_label(repo, name)["name"] for name in names)
+        if "assignees" in changes:
+            rec.assignees = tuple(changes.pop("assignees"))
+
+    def _apply_state(self, rec: _Issue, changes: dict, was_closed: bool, now: int) -> None:
+        if changes.get("merged") and not rec.merged:
+            rec.merged, changes["state"] = True, "closed"
+            rec.merged_at = to_epoch(changes.pop("merged_at", None)) or now
+            rec.merge_commit_sha = rec.merge_commit_sha or _sha(rec.id, rec.number, "m")
+            rec.merged_by = rec.merged_by or rec.user
+        changes.pop("merged", None)
+        if "merged_at" in changes:
+            rec.merged_at = to_epoch(changes.pop("merged_at"))
+        rec.state = changes.pop("state", rec.state)
+        if "closed_at" in changes:
+            rec.closed = to_epoch(changes.pop("closed_at"))
+        elif rec.state == "closed" and not was_closed:
+            rec.closed = now
+            if not rec.is_pr and rec.state_reason is None:
+                rec.state_reason = "completed"
+        elif rec.state == "open" and was_closed:
+            rec.closed = None
+            rec.state_reason = None if rec.is_pr else "reopened"
+
+
+# ---------------------------------------------------------------- CLI
+
+
+def _parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Serve an emulated GitHub REST API.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--repo", action="append", help="OWNER/NAME; repeatable")
+    parser.add_argument("--issues", type=int, default=100)
+    parser.add_argument("--comments-per-issue", type=int, default=0)
+    parser.add_argument("--pr-every", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--path-prefix", default="")
+    parser.add_argument("--token", default="test-token")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> None:
+    args = _parse_args(argv)
+    emulator = GitHubEmulator(token=args.token, path_prefix=args.path_prefix)
+    for repo in args.repo or ["ROCm/ROCm"]:
+        emulator.add_repo(repo)
+        emulator.bulk_generate(
+            repo, args.issues, args.comments_per_issue, pr_every=args.pr_every, seed=args.seed
+        )
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    emulator.start(port=args.port)
+    print(f"READY {emulator.url}", flush=True)
+    while not stop.wait(0.5):
+        pass
+    emulator.stop()
+
+
+if __name__ == "__main__":
+    main()

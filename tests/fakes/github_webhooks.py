@@ -1,0 +1,44 @@
+"""Deliver webhook fixtures the way GitHub does: signed body, event and delivery headers."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import uuid
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "github_webhooks"
+
+
+def fixture_names() -> list[str]:
+    return sorted(path.stem for path in FIXTURES.glob("*.json"))
+
+
+def fixture_body(name: str) -> bytes:
+    return (FIXTURES / f"{name}.json").read_bytes()
+
+
+def fixture_payload(name: str) -> dict:
+    return json.loads(fixture_body(name))
+
+
+def signature(body: bytes, secret: str) -> str:
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def delivery_headers(
+    event: str, body: bytes, secret: str | None, delivery_id: str | None = None
+) -> dict[str, str]:
+    """Headers as GitHub sends them (the names as HTTP headers, not Django META keys)."""
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "GitHub-Hookshot/3a1c0e4",
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery_id or str(uuid.uuid4()),
+        "X-GitHub-Hook-ID": "498116293",
+        "X-GitHub-Hook-Installation-Target-Type": "repository",
+    }
+    if secret is not None:
+        headers["X-Hub-Signature-256"] = signature(body, secret)
+    return headers

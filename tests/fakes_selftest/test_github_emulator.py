@@ -1,0 +1,280 @@
+"""The GitHub emulator, driven by the real PyGithub client (and requests for raw headers)."""
+
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import github
+import pytest
+import requests
+
+from tests.fakes.github_api import GitHubEmulator
+
+REPO = "ROCm/hipBLASLt"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def emu():
+    with GitHubEmulator(token="t") as emulator:
+        emulator.add_repo(REPO)
+        yield emulator
+
+
+def client(emulator: GitHubEmulator) -> github.Github:
+    return github.Github(
+        auth=github.Auth.Token("t"),
+        base_url=emulator.url,
+        per_page=100,
+        retry=0,
+        seconds_between_requests=None,
+    )
+
+
+def raw_get(emulator: GitHubEmulator, path: str, **headers) -> requests.Response:
+    headers.setdefault("Authorization", "token t")
+    return requests.get(emulator.url + path, headers=headers, timeout=10)
+
+
+def add_issues(emulator: GitHubEmulator, count: int) -> None:
+    for index in range(count):
+        emulator.add_issue(REPO, title=f"Issue {index}", state="closed" if index % 3 else "open")
+
+
+def test_it_pages_through_every_issue_in_updated_order(emu):
+    add_issues(emu, 250)
+    emu.update_issue(REPO, 1, title="Touched last")
+    repo = client(emu).get_repo(REPO)
+    emu.clear_log()
+
+    issues = list(repo.get_issues(state="all", sort="updated", direction="asc"))
+
+    assert emu.count(path_contains="/issues") == 3
+    assert sorted(issue.number for issue in issues) == list(range(1, 251))
+    stamps = [issue.updated_at for issue in issues]
+    assert stamps == sorted(stamps) and len(set(stamps)) == 250
+    assert issues[-1].title == "Touched last"
+
+
+def test_it_sends_github_link_headers(emu):
+    add_issues(emu, 250)
+
+    response = raw_get(emu, f"/repos/{REPO}/issues?state=all&per_page=100&page=2")
+
+    assert set(response.links) == {"prev", "next", "last", "first"}
+    assert response.links["last"]["url"].startswith(emu.url)
+    assert "state=all" in response.links["next"]["url"]
+    assert "page=3" in response.links["next"]["url"]
+    assert len(response.json()) == 100
+
+
+def test_it_filters_by_since(emu):
+    add_issues(emu, 20)
+    cutoff = emu.issue(REPO, 15)["updated_at"]
+    emu.update_issue(REPO, 3, body="edited")
+
+    numbers = [
+        issue.number
+        for issue in client(emu)
+        .get_repo(REPO)
+        .get_issues(
+            state="all", since=datetime.fromisoformat(cutoff), sort="updated", direction="asc"
+        )
+    ]
+
+    assert numbers == [15, 16, 17, 18, 19, 20, 3]
+
+
+def test_it_lists_only_open_issues_by_default_newest_first(emu):
+    add_issues(emu, 6)
+
+    numbers = [issue.number for issue in client(emu).get_repo(REPO).get_issues()]
+
+    assert numbers == [4, 1]
+
+
+def test_it_serves_a_pull_request_in_both_forms(emu):
+    emu.add_issue(REPO, title="Hang on gfx942")
+    emu.add_pull(REPO, title="Fix hang", merged=True, head="fix/hang")
+    repo = client(emu).get_repo(REPO)
+
+    listed = {issue.number: issue for issue in repo.get_issues(state="all")}
+    pull = repo.get_pull(2)
+
+    assert listed[1].pull_request is None
+    assert listed[2].pull_request.html_url.endswith(f"/{REPO}/pull/2")
+    assert pull.merged and pull.head.ref == "fix/hang" and pull.base.ref == "main"
+    assert pull.id != listed[2].id
+    assert [p.number for p in repo.get_pulls(state="closed")] == [2]
+
+
+def test_it_serves_comments_per_issue_and_per_repository(emu):
+    emu.add_issue(REPO, title="One")
+    first = emu.add_comment(REPO, 1, "Can you share rocminfo?", user="ada-hip")
+    emu.add_comment(REPO, 1, "Attached.", user="bo-gpu")
+    repo = client(emu).get_repo(REPO)
+
+    issue_comments = list(repo.get_issue(1).get_comments())
+    repo_comments = list(repo.get_issues_comments(sort="updated", direction="desc"))
+
+    assert [c.body for c in issue_comments] == ["Can you share rocminfo?", "Attached."]
+    assert [c.user.login for c in repo_comments] == ["bo-gpu", "ada-hip"]
+    assert first["html_url"] == f"https://github.com/{REPO}/issues/1#issuecomment-{first['id']}"
+    assert first["issue_url"] == f"{emu.url}/repos/{REPO}/issues/1"
+    assert repo.get_issue(1).comments == 2
+
+
+def test_it_forgets_deleted_issues(emu):
+    add_issues(emu, 3)
+    emu.delete_issue(REPO, 2)
+    repo = client(emu).get_repo(REPO)
+
+    assert [i.number for i in repo.get_issues(state="all", direction="asc")] == [1, 3]
+    with pytest.raises(github.UnknownObjectException):
+        repo.get_issue(2)
+
+
+def test_it_answers_304_to_a_matching_etag_without_using_rate_limit(emu):
+    add_issues(emu, 3)
+    first = raw_get(emu, f"/repos/{REPO}/issues")
+
+    again = raw_get(emu, f"/repos/{REPO}/issues", **{"If-None-Match": first.headers["ETag"]})
+
+    assert first.headers["ETag"].startswith('W/"')
+    assert again.status_code == 304 and again.content == b""
+    remaining = first.headers["x-ratelimit-remaining"]
+    assert again.headers["x-ratelimit-remaining"] == remaining
+    assert emu.requests[-1]["headers"] == {
+        "If-None-Match": first.headers["ETag"],
+        "Authorization": True,
+    }
+
+
+def test_it_counts_requests_against_the_rate_limit(emu):
+    emu.set_rate_limit(10)
+
+    response = raw_get(emu, f"/repos/{REPO}")
+
+    assert response.headers["x-ratelimit-remaining"] == "9"
+    assert response.headers["x-ratelimit-used"] == "4991"
+    assert response.headers["x-ratelimit-resource"] == "core"
+
+
+def test_an_exhausted_rate_limit_raises_rate_limit_exceeded(emu):
+    repo = client(emu).get_repo(REPO)
+    emu.set_rate_limit(0)
+
+    with pytest.raises(github.RateLimitExceededException) as raised:
+        repo.get_issue(1)
+
+    assert raised.value.status == 403
+    assert raised.value.headers["x-ratelimit-remaining"] == "0"
+
+
+def test_an_injected_rate_limit_hits_the_middle_of_a_backfill(emu):
+    add_issues(emu, 250)
+    repo = client(emu).get_repo(REPO)
+    emu.inject_fault(403, after_requests=1, path_contains="/issues")
+
+    with pytest.raises(github.RateLimitExceededException):
+        list(repo.get_issues(state="all"))
+
+    assert emu.count(status=403) == 1
+    assert len(list(repo.get_issues(state="all"))) == 250
+
+
+def test_an_injected_502_surfaces_as_github_exception(emu):
+    add_issues(emu, 150)
+    repo = client(emu).get_repo(REPO)
+    emu.inject_fault(502, after_requests=1, path_contains="/issues")
+
+    with pytest.raises(github.GithubException) as raised:
+        list(repo.get_issues(state="all"))
+
+    assert raised.value.status == 502
+    assert raised.value.data == {"message": "Server Error"}
+
+
+def test_an_injected_429_carries_retry_after(emu):
+    emu.inject_fault(429, retry_after=7)
+
+    response = raw_get(emu, f"/repos/{REPO}")
+
+    assert response.status_code == 429
+    assert response.headers["Retry-After"] == "7"
+    assert raw_get(emu, f"/repos/{REPO}").status_code == 200
+
+
+def test_it_serves_github_enterprise_under_a_path_prefix():
+    with GitHubEmulator(token="t", path_prefix="/api/v3") as emu:
+        for index in range(120):
+            emu.add_issue(REPO, title=f"Issue {index}")
+
+        repo = client(emu).get_repo(REPO)
+        issues = list(repo.get_issues())
+
+        assert emu.url.endswith("/api/v3")
+        assert len(issues) == 120
+        assert issues[0].url.startswith(emu.url + "/repos/")
+        assert all(entry["path"].startswith("/api/v3/") for entry in emu.requests)
+
+
+def test_it_rejects_requests_without_the_token(emu):
+    missing = requests.get(f"{emu.url}/repos/{REPO}", timeout=10)
+    wrong = raw_get(emu, f"/repos/{REPO}", Authorization="token nope")
+
+    assert missing.status_code == 401 == wrong.status_code
+    assert missing.json()["message"] == "Bad credentials"
+    with pytest.raises(github.BadCredentialsException):
+        github.Github(auth=github.Auth.Token("nope"), base_url=emu.url, retry=0).get_user().login
+
+
+def test_unknown_repositories_are_not_found_and_lookups_ignore_case(emu):
+    gh = client(emu)
+
+    assert gh.get_repo(REPO.upper()).full_name == REPO
+    with pytest.raises(github.UnknownObjectException):
+        gh.get_repo("ROCm/nothing-here")
+
+
+def test_it_serves_the_user_rate_limit_and_labels(emu):
+    emu.add_issue(REPO, labels=["bug", "gfx942"])
+    gh = client(emu)
+
+    assert gh.get_user().login == "octocat"
+    assert gh.get_rate_limit().resources.core.limit == 5000
+    assert {label.name for label in gh.get_repo(REPO).get_labels()} == {"bug", "gfx942"}
+
+
+def test_bulk_generate_builds_a_realistic_repository(emu):
+    emu.bulk_generate(REPO, 1000, n_comments_per_issue=2)
+    repo = client(emu).get_repo(REPO)
+
+    pulls = list(repo.get_pulls(state="all"))
+    first = repo.get_issue(1)
+
+    assert len(pulls) == 100
+    assert any(repo.get_pull(p.number).merged for p in pulls[:20])
+    assert first.comments == 2 and first.labels
+    assert repo.get_issues(state="all").totalCount == 1000
+
+
+def test_the_command_line_serves_generated_issues_until_terminated():
+    command = [sys.executable, "-m", "tests.fakes.github_api", "--repo", REPO, "--issues", "50"]
+    server = subprocess.Popen(
+        command + ["--token", "cli"], stdout=subprocess.PIPE, text=True, cwd=PROJECT_ROOT
+    )
+    try:
+        ready = server.stdout.readline().split()
+        response = requests.get(
+            f"{ready[1]}/repos/{REPO}/issues?state=all&per_page=20",
+            headers={"Authorization": "Bearer cli"},
+            timeout=10,
+        )
+    finally:
+        server.terminate()
+
+    assert ready[0] == "READY"
+    assert len(response.json()) == 20 and "last" in response.links
+    assert server.wait(timeout=10) == 0

@@ -1,0 +1,113 @@
+"""Real services for the integration tests: Postgres, Redis and a `celery worker` process.
+
+`make test` runs these with DATABASE_URL and REDIS_URL set. Where the services are missing they
+are skipped on a developer's machine and fail in CI (CI=true), never silently pass.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+from django.conf import settings
+
+from tests.fakes.github_api import GitHubEmulator
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "integration-token"
+
+
+def _missing_services() -> str:
+    problems = []
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        problems.append("DATABASE_URL is not a postgres:// URL")
+    if not settings.REDIS_URL:
+        problems.append("REDIS_URL is not set")
+    else:
+        import redis
+
+        try:
+            redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2).ping()
+        except redis.RedisError as exc:
+            problems.append(f"Redis at {settings.REDIS_URL} is not answering: {exc}")
+    return "; ".join(problems)
+
+
+@pytest.fixture(scope="session")
+def real_services():
+    problem = _missing_services()
+    if problem:
+        message = f"integration tests need Postgres and Redis ({problem}); see README"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def github_emulator(real_services):
+    with GitHubEmulator(token=TOKEN) as emulator:
+        yield emulator
+
+
+def _database_url_of_test_db() -> str:
+    from django.db import connection
+
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(real_services, django_db_setup, github_emulator, tmp_path_factory):
+    """A real `celery worker` on the test database, consuming the ingest queue."""
+    import redis
+
+    from config.celery import app
+
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    name = f"it-{uuid.uuid4().hex[:8]}@localhost"
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    env = dict(
+        os.environ,
+        DATABASE_URL=_database_url_of_test_db(),
+        REDIS_URL=settings.REDIS_URL,
+        SECRET_KEY="integration-secret",
+        GITHUB_API_URL=github_emulator.url,
+        GITHUB_TOKEN=TOKEN,
+        GITHUB_WEBHOOK_SECRET=settings.GITHUB_WEBHOOK_SECRET or "unused",
+        GITHUB_RETRY_BACKOFF="0",
+    )
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-n", name]
+    command += ["-Q", "ingest,classify,releases", "-c", "2", "-P", "prefork", "-l", "INFO"]
+    command += ["--without-gossip", "--without-mingle"]
+    with open(log, "wb") as out:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=out)
+    deadline = time.monotonic() + 60
+    while not app.control.ping(destination=[name], timeout=0.5):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"celery worker did not start:\n{log.read_text()[-4000:]}")
+    yield process
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def wait_for(condition, *, timeout: float = 30.0, interval: float = 0.1):
+    """Poll `condition` until it returns something truthy; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    pytest.fail(f"condition not met within {timeout}s")

@@ -1,0 +1,294 @@
+"""POST /webhooks/github/: signatures, storage once, and one test per event fixture."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.fakes.github_webhooks import (
+    delivery_headers,
+    fixture_body,
+    fixture_names,
+    fixture_payload,
+)
+from triage.models import Comment, Issue, Label, Repository, WebhookDelivery
+
+SECRET = "webhook-test-secret"
+URL = "/webhooks/github/"
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def secret(settings):
+    settings.GITHUB_WEBHOOK_SECRET = SECRET
+
+
+def post(client, event, body: bytes, *, secret=SECRET, delivery_id=None, **extra):
+    headers = delivery_headers(event, body, secret, delivery_id)
+    headers.pop("Content-Type")
+    return client.post(URL, data=body, content_type="application/json", headers=headers, **extra)
+
+
+def deliver(client, name: str, **kwargs):
+    event = name.split("__")[0]
+    return post(client, event, fixture_body(name), **kwargs)
+
+
+def issue_4321():
+    return Issue.objects.get(repository__full_name="ROCm/ROCm", number=4321)
+
+
+# --- verification and storage --------------------------------------------------------------
+
+
+def test_it_accepts_a_correctly_signed_delivery(client):
+    response = deliver(client, "issues__opened", delivery_id="d-1")
+    assert response.status_code == 202
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.delivery_id == "d-1"
+    assert bytes(delivery.raw_body) == fixture_body("issues__opened")
+    assert delivery.status == WebhookDelivery.Status.PROCESSED
+
+
+def test_it_refuses_a_wrong_signature_and_stores_nothing(client):
+    response = deliver(client, "issues__opened", secret="not-the-secret")
+    assert response.status_code == 403
+    assert WebhookDelivery.objects.count() == 0
+    assert Issue.objects.count() == 0
+
+
+def test_it_refuses_a_missing_signature_and_stores_nothing(client):
+    response = deliver(client, "issues__opened", secret=None)
+    assert response.status_code == 403
+    assert WebhookDelivery.objects.count() == 0
+
+
+def test_it_refuses_everything_when_no_secret_is_configured(client, settings):
+    settings.GITHUB_WEBHOOK_SECRET = ""
+    response = deliver(client, "issues__opened", secret="")
+    assert response.status_code == 403
+    assert WebhookDelivery.objects.count() == 0
+
+
+def test_it_answers_400_to_malformed_json(client):
+    response = post(client, "issues", b'{"action": "opened", ')
+    assert response.status_code == 400
+    assert "JSON" in response.json()["error"]
+    assert WebhookDelivery.objects.count() == 0
+
+
+def test_it_answers_400_to_json_that_is_not_an_object(client):
+    assert post(client, "issues", b"[1, 2, 3]").status_code == 400
+
+
+def test_it_answers_400_without_event_or_delivery_headers(client):
+    body = fixture_body("issues__opened")
+    headers = delivery_headers("issues", body, SECRET)
+    del headers["X-GitHub-Delivery"], headers["Content-Type"]
+    response = client.post(URL, data=body, content_type="application/json", headers=headers)
+    assert response.status_code == 400
+
+
+def test_it_answers_413_to_a_body_over_25_mb(client):
+    body = b'{"padding": "' + b"x" * (25 * 1024 * 1024) + b'"}'
+    response = post(client, "issues", body)
+    assert response.status_code == 413
+    assert WebhookDelivery.objects.count() == 0
+
+
+def test_it_only_takes_post(client):
+    assert client.get(URL).status_code == 405
+
+
+def test_a_redelivery_is_answered_2xx_and_processed_once(client):
+    statuses = [deliver(client, "issues__opened", delivery_id="same").status_code for _ in range(5)]
+    assert statuses == [202, 200, 200, 200, 200]
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.attempts == 1
+    assert Issue.objects.count() == 1
+
+
+def test_an_unknown_event_is_recorded_and_ignored(client):
+    response = post(client, "sponsorship_tier_changed", b'{"action": "edited"}')
+    assert response.status_code == 202
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == WebhookDelivery.Status.IGNORED
+    assert "not used" in delivery.error
+
+
+def test_a_bad_payload_of_a_known_event_fails_the_delivery_and_keeps_it(client):
+    response = post(client, "issues", json.dumps({"action": "opened", "repository": {}}).encode())
+    assert response.status_code == 202
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status in {WebhookDelivery.Status.FAILED, WebhookDelivery.Status.IGNORED}
+    assert delivery.error
+    assert Issue.objects.count() == 0
+
+
+def test_every_fixture_has_a_test_here():
+    tested = {name.removeprefix("test_") for name in globals() if name.startswith("test_")}
+    assert {name for name in fixture_names() if name not in tested} == set()
+
+
+# --- one test per event fixture ------------------------------------------------------------
+
+
+def test_ping__payload(client):
+    assert deliver(client, "ping__payload").status_code == 202
+    repository = Repository.objects.get(full_name="ROCm/ROCm")
+    assert repository.github_id == fixture_payload("ping__payload")["repository"]["id"]
+    assert repository.tracked
+
+
+def test_issues__opened(client):
+    deliver(client, "issues__opened")
+    issue = issue_4321()
+    payload = fixture_payload("issues__opened")["issue"]
+    assert issue.github_id == payload["id"]
+    assert issue.title == payload["title"]
+    assert issue.author.login == "mi300-user"
+    assert list(issue.labels.values_list("name", flat=True)) == ["bug"]
+    assert issue.state == "open"
+
+
+def test_issues__edited(client):
+    deliver(client, "issues__opened")
+    deliver(client, "issues__edited")
+    assert issue_4321().body.endswith("Also on 7.1.0.")
+
+
+def test_issues__labeled(client):
+    deliver(client, "issues__opened")
+    deliver(client, "issues__labeled")
+    assert sorted(issue_4321().labels.values_list("name", flat=True)) == ["bug", "gfx942"]
+
+
+def test_issues__unlabeled(client):
+    deliver(client, "issues__labeled")
+    deliver(client, "issues__unlabeled")
+    assert list(issue_4321().labels.values_list("name", flat=True)) == ["gfx942"]
+
+
+def test_issues__assigned(client):
+    deliver(client, "issues__assigned")
+    assert list(issue_4321().assignees.values_list("login", flat=True)) == ["rocm-triager"]
+
+
+def test_issues__closed(client):
+    deliver(client, "issues__opened")
+    deliver(client, "issues__closed")
+    issue = issue_4321()
+    assert issue.state == "closed"
+    assert issue.closed_at is not None
+
+
+def test_issues__reopened(client):
+    deliver(client, "issues__closed")
+    deliver(client, "issues__reopened")
+    assert issue_4321().state == "open"
+
+
+def test_out_of_order_deliveries_keep_the_newest_state(client):
+    deliver(client, "issues__reopened")
+    deliver(client, "issues__closed")  # older snapshot arriving late
+    assert issue_4321().state == "open"
+
+
+def test_issues__deleted(client):
+    deliver(client, "issues__opened")
+    deliver(client, "issues__deleted")
+    assert issue_4321().deleted_at is not None
+
+
+def test_issues__transferred(client):
+    Repository.objects.create(full_name="ROCm/HIP", tracked=True)
+    deliver(client, "issues__opened")
+    deliver(client, "issues__transferred")
+    assert issue_4321().transferred_to == "ROCm/HIP#77"
+    assert Issue.objects.get(repository__full_name="ROCm/HIP", number=77).title.startswith(
+        "Memory access fault"
+    )
+
+
+def test_issue_comment__created(client):
+    deliver(client, "issue_comment__created")
+    comment = Comment.objects.get()
+    assert comment.issue == issue_4321()
+    assert comment.author.login == "rocm-triager"
+    assert "rocminfo" in comment.body
+
+
+def test_issue_comment__edited(client):
+    deliver(client, "issue_comment__created")
+    deliver(client, "issue_comment__edited")
+    assert Comment.objects.get().body.startswith("Can you share the output")
+
+
+def test_issue_comment__deleted(client):
+    deliver(client, "issue_comment__created")
+    deliver(client, "issue_comment__deleted")
+    assert Comment.objects.get().deleted_at is not None
+
+
+def test_pull_request__opened(client):
+    deliver(client, "pull_request__opened")
+    pr = Issue.objects.get(number=4400)
+    assert pr.is_pull_request
+    assert pr.merged is False
+    assert (pr.base_ref, pr.head_ref) == ("develop", "fix/gemm-oob")
+    assert "Fixes #4321" in pr.body
+
+
+def test_pull_request__synchronize(client):
+    deliver(client, "pull_request__opened")
+    deliver(client, "pull_request__synchronize")
+    pr = Issue.objects.get(number=4400)
+    assert pr.title.endswith("(tests added)")
+    assert pr.head_sha == fixture_payload("pull_request__synchronize")["after"]
+
+
+def test_pull_request__closed(client):
+    deliver(client, "pull_request__closed")
+    pr = Issue.objects.get(number=4401)
+    assert pr.state == "closed"
+    assert pr.merged is False
+    assert pr.merged_at is None
+
+
+def test_pull_request__closed_merged(client):
+    deliver(client, "pull_request__closed_merged")
+    pr = Issue.objects.get(number=4402)
+    payload = fixture_payload("pull_request__closed_merged")["pull_request"]
+    assert pr.merged is True
+    assert pr.merged_at is not None
+    assert pr.merge_commit_sha == payload["merge_commit_sha"]
+    assert pr.merged_by.login == "rocm-release"
+    assert pr.base_ref == "release/rocm-rel-7.1"
+    assert pr.pr_github_id == payload["id"]
+
+
+def test_label__created(client):
+    deliver(client, "label__created")
+    label = Label.objects.get()
+    assert (label.name, label.color) == ("gfx942", "0e8a16")
+
+
+def test_label__edited(client):
+    deliver(client, "label__created")
+    deliver(client, "label__edited")
+    assert list(Label.objects.values_list("name", flat=True)) == ["arch: gfx942"]
+
+
+def test_label__deleted(client):
+    deliver(client, "issues__opened")
+    assert Label.objects.filter(name="bug").exists()
+    deliver(client, "label__deleted")
+    assert not Label.objects.filter(name="bug").exists()
+    assert issue_4321().labels.count() == 0
+
+
+def test_star__created(client):
+    assert deliver(client, "star__created").status_code == 202
+    assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.IGNORED

@@ -1,0 +1,68 @@
+"""Which repositories the service tracks, and their sync schedules in django-celery-beat."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.db import transaction
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+from triage.models import Repository
+from triage.services.ingest import repository_get_or_create
+
+SYNC_TASK = "triage.tasks.sync_repository"
+
+
+def _task_name(repository: Repository) -> str:
+    return f"sync GitHub {repository.full_name}"
+
+
+def repository_schedule_sync(*, repository: Repository, every_minutes: int | None = None) -> None:
+    """Create or refresh the beat entry that syncs this repository (disabled when untracked)."""
+    minutes = every_minutes or settings.GITHUB_SYNC_INTERVAL_MINUTES
+    interval, _ = IntervalSchedule.objects.get_or_create(
+        every=minutes, period=IntervalSchedule.MINUTES
+    )
+    PeriodicTask.objects.update_or_create(
+        name=_task_name(repository),
+        defaults={
+            "task": SYNC_TASK,
+            "interval": interval,
+            "kwargs": json.dumps({"repository_id": repository.pk}),
+            "queue": "ingest",
+            "enabled": repository.tracked,
+            "description": "Incremental GitHub sync (issues, pull requests, comments).",
+        },
+    )
+
+
+@transaction.atomic
+def repository_track(*, full_name: str) -> Repository:
+    repository = repository_get_or_create(full_name=full_name)
+    if not repository.tracked:
+        repository.tracked = True
+        repository.save(update_fields=["tracked"])
+    repository_schedule_sync(repository=repository)
+    return repository
+
+
+def repositories_track_configured() -> list[Repository]:
+    """Track every OWNER/NAME of GITHUB_REPOS (idempotent; run when beat starts)."""
+    return [repository_track(full_name=name) for name in settings.GITHUB_REPOS]
+
+
+def schedules_install_defaults() -> None:
+    """Beat entries that do not belong to one repository (idempotent)."""
+    every_minute, _ = IntervalSchedule.objects.get_or_create(
+        every=1, period=IntervalSchedule.MINUTES
+    )
+    PeriodicTask.objects.get_or_create(
+        name="process pending webhook deliveries",
+        defaults={
+            "task": "triage.tasks.process_pending_webhook_deliveries",
+            "interval": every_minute,
+            "queue": "ingest",
+            "description": "Deliveries stored while no worker ran are processed here.",
+        },
+    )

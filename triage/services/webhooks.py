@@ -1,0 +1,254 @@
+"""GitHub webhook deliveries: store once, process once, through the same upserts as the sync.
+
+Receiving stores the raw body keyed by X-GitHub-Delivery (a redelivery or a concurrent duplicate
+finds the row and is not processed again) and enqueues processing on the `ingest` queue after
+commit. Processing claims the row with a conditional update, so two workers never handle one
+delivery, then hands the payload to the handler of its event (EVENT_HANDLERS).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from triage.models import Repository, WebhookDelivery
+from triage.services import ingest, tracking
+
+logger = logging.getLogger(__name__)
+
+CLAIM_LEASE = timedelta(minutes=10)
+
+# Events GitHub may send that this service does not use: stored, answered 2xx, marked ignored.
+IGNORED_EVENTS = frozenset(
+    {
+        "branch_protection_rule",
+        "check_run",
+        "check_suite",
+        "code_scanning_alert",
+        "commit_comment",
+        "create",
+        "delete",
+        "dependabot_alert",
+        "deployment",
+        "deployment_status",
+        "discussion",
+        "discussion_comment",
+        "fork",
+        "gollum",
+        "installation",
+        "installation_repositories",
+        "member",
+        "membership",
+        "merge_group",
+        "meta",
+        "milestone",
+        "organization",
+        "package",
+        "page_build",
+        "project",
+        "project_card",
+        "project_column",
+        "projects_v2_item",
+        "public",
+        "pull_request_review",
+        "pull_request_review_comment",
+        "pull_request_review_thread",
+        "push",
+        "registry_package",
+        "release",
+        "repository",
+        "repository_vulnerability_alert",
+        "secret_scanning_alert",
+        "security_advisory",
+        "sponsorship",
+        "star",
+        "status",
+        "sub_issues",
+        "team",
+        "team_add",
+        "watch",
+        "workflow_dispatch",
+        "workflow_job",
+        "workflow_run",
+    }
+)
+
+
+class Ignored(Exception):
+    """The delivery is valid but there is nothing for us to do with it."""
+
+
+# --- receiving -----------------------------------------------------------------------------
+
+
+def delivery_receive(
+    *, delivery_id: str, event: str, body: bytes, payload: dict, hook_id: str = ""
+) -> tuple[WebhookDelivery, bool]:
+    """Store a verified delivery once; returns (delivery, created)."""
+    repository = payload.get("repository") if isinstance(payload.get("repository"), dict) else {}
+    try:
+        with transaction.atomic():
+            delivery = WebhookDelivery.objects.create(
+                delivery_id=delivery_id[:100],
+                event=event[:64],
+                action=str(payload.get("action") or "")[:64],
+                hook_id=hook_id[:32],
+                repository_full_name=str(repository.get("full_name") or "")[:201],
+                raw_body=body,
+            )
+    except IntegrityError:
+        return WebhookDelivery.objects.get(delivery_id=delivery_id[:100]), False
+    transaction.on_commit(lambda: _enqueue(delivery.pk))
+    return delivery, True
+
+
+def _enqueue(delivery_pk: int) -> None:
+    from triage.tasks import process_webhook_delivery
+
+    try:
+        process_webhook_delivery.delay(delivery_pk)
+    except Exception:  # broker down: the row is stored; the pending sweep will pick it up
+        logger.exception("could not enqueue webhook delivery %s; left pending", delivery_pk)
+
+
+def deliveries_pending_ids(*, older_than: timedelta = timedelta(seconds=30)) -> list[int]:
+    cutoff = timezone.now() - older_than
+    return list(
+        WebhookDelivery.objects.filter(
+            status=WebhookDelivery.Status.PENDING, received_at__lt=cutoff
+        )
+        .filter(
+            Q(processing_started_at=None)
+            | Q(processing_started_at__lt=timezone.now() - CLAIM_LEASE)
+        )
+        .order_by("received_at")
+        .values_list("pk", flat=True)[:1000]
+    )
+
+
+# --- processing ----------------------------------------------------------------------------
+
+
+def _claim(delivery_id: int) -> bool:
+    now = timezone.now()
+    return bool(
+        WebhookDelivery.objects.filter(pk=delivery_id, status=WebhookDelivery.Status.PENDING)
+        .filter(Q(processing_started_at=None) | Q(processing_started_at__lt=now - CLAIM_LEASE))
+        .update(processing_started_at=now, attempts=F("attempts") + 1)
+    )
+
+
+def delivery_process(*, delivery_id: int) -> str:
+    if not _claim(delivery_id):
+        return "already claimed or done"
+    delivery = WebhookDelivery.objects.get(pk=delivery_id)
+    status, note = WebhookDelivery.Status.PROCESSED, ""
+    try:
+        with transaction.atomic():
+            payload = json.loads(bytes(delivery.raw_body))
+            handler = EVENT_HANDLERS.get(delivery.event)
+            if handler is None:
+                raise Ignored(f"event {delivery.event!r} is not used by this service")
+            handler(payload)
+    except Ignored as exc:
+        status, note = WebhookDelivery.Status.IGNORED, str(exc)
+    except DatabaseError:
+        # Transient (connection dropped, lock timeout): leave it pending for a retry.
+        WebhookDelivery.objects.filter(pk=delivery_id).update(processing_started_at=None)
+        raise
+    except Exception as exc:
+        logger.exception("webhook delivery %s failed", delivery.delivery_id)
+        status, note = WebhookDelivery.Status.FAILED, f"{type(exc).__name__}: {exc}"[:2000]
+    WebhookDelivery.objects.filter(pk=delivery_id).update(
+        status=status, error=note, processed_at=timezone.now()
+    )
+    return status
+
+
+# --- event handlers ------------------------------------------------------------------------
+
+
+def _repository_of(payload: dict) -> Repository:
+    data = payload.get("repository")
+    if not isinstance(data, dict) or not data.get("full_name"):
+        raise Ignored("delivery names no repository")
+    repository = Repository.objects.filter(full_name__iexact=data["full_name"]).first()
+    if repository is None:
+        repository = tracking.repository_track(full_name=data["full_name"])
+    if not repository.tracked:
+        raise Ignored(f"{repository.full_name} is not tracked")
+    if repository.github_id != data.get("id") or not repository.default_branch:
+        ingest.repository_update_from_github(repository=repository, data=data)
+    return repository
+
+
+def handle_ping(payload: dict) -> None:
+    if isinstance(payload.get("repository"), dict):
+        _repository_of(payload)
+
+
+def handle_issues(payload: dict) -> None:
+    repository = _repository_of(payload)
+    issue, action = payload["issue"], payload.get("action")
+    if action == "deleted":
+        ingest.issue_mark_deleted(repository=repository, number=int(issue["number"]))
+        return
+    if action == "transferred":
+        changes = payload.get("changes") or {}
+        new_repo = (changes.get("new_repository") or {}).get("full_name", "")
+        new_issue = changes.get("new_issue") or {}
+        ingest.issues_upsert(repository=repository, items=[issue], from_webhook=True)
+        ingest.issue_mark_transferred(
+            repository=repository,
+            number=int(issue["number"]),
+            new_reference=f"{new_repo}#{new_issue.get('number', '')}",
+        )
+        target = Repository.objects.filter(full_name__iexact=new_repo, tracked=True).first()
+        if target is not None and new_issue.get("number"):
+            ingest.issues_upsert(repository=target, items=[new_issue], from_webhook=True)
+        return
+    ingest.issues_upsert(repository=repository, items=[issue], from_webhook=True)
+
+
+def handle_issue_comment(payload: dict) -> None:
+    repository = _repository_of(payload)
+    issue, comment = payload["issue"], payload["comment"]
+    ingest.issues_upsert(repository=repository, items=[issue], from_webhook=True)
+    if payload.get("action") == "deleted":
+        ingest.comment_mark_deleted(github_id=int(comment["id"]))
+        return
+    ingest.comments_upsert(
+        repository=repository,
+        items=[comment],
+        issue_number=int(issue["number"]),
+        from_webhook=True,
+    )
+
+
+def handle_pull_request(payload: dict) -> None:
+    repository = _repository_of(payload)
+    ingest.pulls_upsert(repository=repository, items=[payload["pull_request"]], from_webhook=True)
+
+
+def handle_label(payload: dict) -> None:
+    repository = _repository_of(payload)
+    label = payload["label"]
+    if payload.get("action") == "deleted":
+        ingest.label_delete(repository=repository, label=label)
+    else:
+        ingest.labels_upsert(repository=repository, labels=[label])
+
+
+EVENT_HANDLERS: dict[str, Callable[[dict], None]] = {
+    "ping": handle_ping,
+    "issues": handle_issues,
+    "issue_comment": handle_issue_comment,
+    "pull_request": handle_pull_request,
+    "label": handle_label,
+}

@@ -1,0 +1,160 @@
+"""GitHub's REST API through the real PyGithub client: the one module that talks to GitHub.
+
+We use PyGithub's Requester (its HTTP session, auth, base URL handling for GitHub Enterprise,
+and its exceptions) and read pages as raw JSON, because the sync needs what PyGithub's lazy
+objects hide: conditional requests with the stored ETag (304 costs no rate limit), the Link
+header of each page, and the rate-limit headers.
+
+Retries: 5xx answers are retried with backoff inside the HTTP adapter (urllib3 Retry, GET only).
+A rate limit is never slept on here; it raises RateLimited with the reset time, and the caller
+(a Celery task) reschedules itself for then.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import github
+from django.conf import settings
+from github import GithubException
+from urllib3.util.retry import Retry
+
+LINK_PART = re.compile(r'<([^>]+)>;\s*rel="([^"]+)"')
+PAGE_PARAM = re.compile(r"[?&]page=(\d+)")
+
+
+class GitHubError(Exception):
+    """GitHub answered with an error we cannot fix by waiting (4xx other than rate limits)."""
+
+    def __init__(self, status: int | None, message: str):
+        super().__init__(f"GitHub answered {status}: {message}" if status else message)
+        self.status = status
+
+
+class TransientGitHubError(GitHubError):
+    """5xx after the adapter's retries, or the connection failed: try again later."""
+
+
+class RateLimited(GitHubError):
+    def __init__(self, reset_at: datetime, message: str = "rate limit exceeded"):
+        super().__init__(None, f"{message}; resets at {reset_at.isoformat()}")
+        self.reset_at = reset_at
+
+    def seconds_to_wait(self) -> float:
+        return max(1.0, (self.reset_at - datetime.now(UTC)).total_seconds() + 1)
+
+
+@dataclass
+class Page:
+    items: list | dict | None  # None when GitHub answered 304 Not Modified
+    etag: str
+    links: dict[str, str]
+    rate_remaining: int | None
+    rate_reset_at: datetime | None
+
+    @property
+    def not_modified(self) -> bool:
+        return self.items is None
+
+    @property
+    def last_page(self) -> int | None:
+        match = PAGE_PARAM.search(self.links.get("last", ""))
+        return int(match.group(1)) if match else None
+
+
+def parse_links(header: str | None) -> dict[str, str]:
+    return {rel: url for url, rel in LINK_PART.findall(header or "")}
+
+
+def _epoch(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(int(value), tz=UTC) if value else None
+    except ValueError:
+        return None
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def build_client() -> github.Github:
+    auth = github.Auth.Token(settings.GITHUB_TOKEN) if settings.GITHUB_TOKEN else None
+    retry = Retry(
+        total=settings.GITHUB_RETRIES,
+        backoff_factor=settings.GITHUB_RETRY_BACKOFF,
+        status_forcelist=(500, 502, 503, 504),
+        allowed_methods=frozenset({"GET"}),
+        respect_retry_after_header=False,
+        raise_on_status=False,
+    )
+    return github.Github(
+        auth=auth,
+        base_url=settings.GITHUB_API_URL,
+        per_page=100,
+        timeout=settings.GITHUB_HTTP_TIMEOUT,
+        retry=retry,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
+
+
+class GitHubSource:
+    """Reads GitHub one request at a time and counts the requests it makes."""
+
+    def __init__(self, client: github.Github | None = None):
+        self.client = client or build_client()
+        self.requests = 0
+        self.not_modified = 0
+        self.rate_remaining: int | None = None
+        self.rate_reset_at: datetime | None = None
+
+    def get(self, url: str, params: dict | None = None, etag: str = "") -> Page:
+        headers = {"If-None-Match": etag} if etag else None
+        self.requests += 1
+        try:
+            response_headers, data = self.client.requester.requestJsonAndCheck(
+                "GET", url, parameters=params, headers=headers
+            )
+        except GithubException as exc:
+            raise self._translate(exc) from exc
+        except OSError as exc:  # connection refused, reset, timed out
+            raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
+        page = Page(
+            items=data,
+            etag=response_headers.get("etag", ""),
+            links=parse_links(response_headers.get("link")),
+            rate_remaining=_int(response_headers.get("x-ratelimit-remaining")),
+            rate_reset_at=_epoch(response_headers.get("x-ratelimit-reset")),
+        )
+        if page.not_modified:
+            self.not_modified += 1
+        self.rate_remaining, self.rate_reset_at = page.rate_remaining, page.rate_reset_at
+        return page
+
+    def _translate(self, exc: GithubException) -> GitHubError:
+        headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
+        message = exc.data.get("message", "") if isinstance(exc.data, dict) else str(exc.data)
+        remaining = _int(headers.get("x-ratelimit-remaining"))
+        retry_after = _int(headers.get("retry-after"))
+        if exc.status in (403, 429) and (
+            remaining == 0
+            or retry_after is not None
+            or isinstance(exc, github.RateLimitExceededException)
+        ):
+            if retry_after is not None:
+                reset_at = datetime.fromtimestamp(time.time() + retry_after, tz=UTC)
+            else:
+                reset_at = _epoch(headers.get("x-ratelimit-reset")) or datetime.fromtimestamp(
+                    time.time() + 60, tz=UTC
+                )
+            self.rate_remaining, self.rate_reset_at = remaining, reset_at
+            return RateLimited(reset_at, message or "rate limit exceeded")
+        if exc.status is None or exc.status >= 500:
+            return TransientGitHubError(exc.status, message or "server error")
+        return GitHubError(exc.status, message or "request failed")
