@@ -1,0 +1,49 @@
+# Two commands do all set-up on a fresh machine with Python 3.11:
+#   make demo   - the service on its embedded default (SQLite, tasks in-process, demo data)
+#   make test   - the whole test suite (integration tests use Postgres, Redis and a Celery worker)
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+
+.PHONY: demo test test-unit test-integration lint format install clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DEBUG=1 $(BIN)/python manage.py load_demo
+	@echo "Dashboard: http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
+	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+test: test-unit test-integration
+
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest -m "not integration" -q
+
+test-integration: $(STAMP)
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) \
+		$(BIN)/python -m pytest -m integration -q -p no:cacheprovider
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache
