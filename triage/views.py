@@ -1,7 +1,80 @@
+"""The maintainer dashboard: thin views over triage.selectors."""
+
+from django import forms
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.core.paginator import Paginator
+from django.shortcuts import render
+
+from triage import selectors
+
+ISSUES_PER_PAGE = 50
+KIND_TO_IS_PULL_REQUEST = {"issue": False, "pr": True, "all": None}
+
+
+class IssueFilterForm(forms.Form):
+    repo = forms.CharField(required=False, max_length=201, label="Repository")
+    state = forms.ChoiceField(
+        required=False, choices=[(s, s.capitalize()) for s in selectors.ISSUE_STATES]
+    )
+    type = forms.ChoiceField(
+        required=False,
+        choices=[("all", "Issues and PRs"), ("issue", "Issues"), ("pr", "Pull requests")],
+    )
+    label = forms.CharField(required=False, max_length=255)
+    q = forms.CharField(required=False, max_length=200, label="Search")
+
+    def clean_repo(self):
+        repo = self.cleaned_data["repo"].strip()
+        if repo and not selectors.FULL_NAME_RE.match(repo):
+            raise forms.ValidationError("Use OWNER/NAME, for example ROCm/rocm-libraries.")
+        return repo
+
+    def clean_state(self):
+        return self.cleaned_data["state"] or "open"
+
+    def clean_type(self):
+        return self.cleaned_data["type"] or "all"
+
+    def filters(self) -> dict:
+        """The selector's arguments from the fields that validated; defaults for the rest."""
+        data = {"repo": "", "state": "open", "type": "all", "label": "", "q": ""}
+        data.update(getattr(self, "cleaned_data", {}))
+        return {
+            "repo": data["repo"],
+            "state": data["state"],
+            "is_pull_request": KIND_TO_IS_PULL_REQUEST[data["type"]],
+            "label": data["label"].strip(),
+            "q": data["q"],
+        }
 
 
 @login_required
 def home(request):
-    return HttpResponse("ok")
+    context = {
+        "overviews": selectors.repository_overviews(),
+        "deliveries": selectors.webhook_delivery_summary(),
+        "configured_repos": settings.GITHUB_REPOS,
+    }
+    return render(request, "triage/home.html", context)
+
+
+@login_required
+def issue_list(request):
+    form = IssueFilterForm(request.GET or None)
+    if form.is_bound:
+        form.is_valid()
+    issues = selectors.issue_list(**form.filters())
+    page = Paginator(issues, ISSUES_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "form": form,
+        "page": page,
+        "repositories": selectors.repository_full_names(),
+    }
+    return render(request, "triage/issue_list.html", context)
+
+
+@login_required
+def issue_detail(request, owner: str, name: str, number: int):
+    issue = selectors.issue_detail(owner=owner, name=name, number=number)
+    return render(request, "triage/issue_detail.html", {"issue": issue})

@@ -51,9 +51,7 @@ def run_sync(full=False):
 
 
 def issue_requests(emulator):
-    return [
-        r for r in emulator.requests if r["path"].endswith("/issues") and r["method"] == "GET"
-    ]
+    return [r for r in emulator.requests if r["path"].endswith("/issues") and r["method"] == "GET"]
 
 
 def test_it_backfills_every_issue_pr_and_comment_once(populated):

@@ -1,0 +1,94 @@
+from django.urls import reverse
+
+
+def url(issue):
+    repo = issue.repository
+    return reverse("issue-detail", args=[repo.owner, repo.name, issue.number])
+
+
+def test_it_shows_an_issue_with_its_comments(logged_in_client, make):
+    issue = make.issue(
+        number=12, title="hipcc segfaults", body="Steps:\n\n1. **run** it", labels=["bug"]
+    )
+    make.comment(issue, body="Reproduced on `gfx942`.", author="triager")
+    make.comment(issue, body="Gone", deleted_at=make.now)
+
+    response = logged_in_client.get(url(issue))
+
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert "hipcc segfaults" in content
+    assert "<strong>run</strong>" in content
+    assert "<code>gfx942</code>" in content
+    assert "triager" in content
+    assert "Gone" not in content
+    assert 'href="https://github.com/ROCm/ROCm/issues/12"' in content
+    assert "1 comment" in content
+
+
+def test_it_finds_the_issue_whatever_the_case_of_the_repository(logged_in_client, make):
+    make.issue(number=3)
+    response = logged_in_client.get(reverse("issue-detail", args=["rocm", "rocm", 3]))
+    assert response.status_code == 200
+
+
+def test_it_answers_404_for_an_unknown_issue(logged_in_client, make):
+    make.issue(number=3)
+    response = logged_in_client.get(reverse("issue-detail", args=["ROCm", "ROCm", 4]))
+    assert response.status_code == 404
+
+
+def test_it_shows_pull_request_fields(logged_in_client, make):
+    pr = make.pull_request(
+        number=77,
+        state="closed",
+        merged=True,
+        merged_at=make.now,
+        merged_by=make.person("maintainer"),
+        merge_commit_sha="abc123def456",
+        base_ref="develop",
+        head_ref="fix/hip-crash",
+    )
+
+    content = logged_in_client.get(url(pr)).content.decode()
+
+    assert "Pull request" in content
+    assert "abc123def456" in content
+    assert "<code>develop</code> ← <code>fix/hip-crash</code>" in content
+    assert "maintainer" in content
+    assert "badge-merged" in content
+
+
+def test_it_renders_hostile_bodies_sanitized(logged_in_client, make):
+    issue = make.issue(
+        number=5,
+        body=(
+            "<script>alert('body')</script>\n\n"
+            '<img src="x" onerror="alert(1)">\n\n'
+            "[click](javascript:alert(2))\n\n"
+            '<iframe src="https://evil.example"></iframe>'
+        ),
+    )
+    make.comment(issue, body='<a href="javascript:alert(3)" onclick="x()">c</a>')
+
+    content = logged_in_client.get(url(issue)).content.decode()
+
+    assert "alert('body')" not in content
+    assert "onerror" not in content
+    assert 'href="javascript:' not in content
+    assert "onclick" not in content
+    assert "<iframe" not in content
+
+
+def test_it_says_where_a_transferred_issue_went(logged_in_client, make):
+    issue = make.issue(number=9, transferred_to="ROCm/hip#100", deleted_at=make.now)
+    content = logged_in_client.get(url(issue)).content.decode()
+    assert "transferred to ROCm/hip#100" in content
+
+
+def test_it_never_links_a_non_http_github_url(logged_in_client, make):
+    issue = make.issue(number=10)
+    issue.html_url = "javascript:alert(1)"
+    issue.save()
+    content = logged_in_client.get(url(issue)).content.decode()
+    assert 'href="javascript:' not in content

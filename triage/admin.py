@@ -1,0 +1,162 @@
+import contextlib
+import json
+
+from django import forms
+from django.contrib import admin
+from django.db import models
+from django.utils.html import format_html
+
+from triage.models import Comment, Issue, Label, Person, Repository, SyncState, WebhookDelivery
+from triage.selectors import FULL_NAME_RE
+from triage.services import tracking
+
+RAW_BODY_SHOWN_BYTES = 256 * 1024
+
+
+class TriageAdmin(admin.ModelAdmin):
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+
+class RepositoryForm(forms.ModelForm):
+    class Meta:
+        model = Repository
+        fields = ["full_name", "tracked", "description", "default_branch", "private"]
+
+    def clean_full_name(self):
+        full_name = self.cleaned_data["full_name"].strip()
+        if not FULL_NAME_RE.match(full_name):
+            raise forms.ValidationError("Use OWNER/NAME as GitHub spells it, e.g. ROCm/ROCm.")
+        return full_name
+
+    def save(self, commit=True):
+        # owner and name always follow full_name, also when an admin renames a repository.
+        self.instance.owner, _, self.instance.name = self.instance.full_name.partition("/")
+        return super().save(commit=commit)
+
+
+@admin.register(Repository)
+class RepositoryAdmin(TriageAdmin):
+    form = RepositoryForm
+    list_display = ["full_name", "tracked", "private", "default_branch", "added_at"]
+    list_filter = ["tracked", "private"]
+    search_fields = ["full_name", "description"]
+    readonly_fields = ["owner", "name", "github_id", "html_url", "added_at"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        tracking.repository_schedule_sync(repository=obj)
+
+
+@admin.register(Person)
+class PersonAdmin(TriageAdmin):
+    list_display = ["login", "name", "type", "site_admin", "github_id"]
+    list_filter = ["type", "site_admin"]
+    search_fields = ["login", "name"]
+
+
+@admin.register(Label)
+class LabelAdmin(TriageAdmin):
+    list_display = ["name", "repository", "color", "default"]
+    list_filter = ["repository", "default"]
+    list_select_related = ["repository"]
+    search_fields = ["name", "description"]
+
+
+@admin.register(Issue)
+class IssueAdmin(TriageAdmin):
+    list_display = [
+        "__str__",
+        "title",
+        "state",
+        "is_pull_request",
+        "merged",
+        "author",
+        "comments_count",
+        "updated_at",
+        "deleted_at",
+    ]
+    list_filter = ["state", "is_pull_request", "merged", "repository", "locked"]
+    list_select_related = ["repository", "author"]
+    search_fields = ["title", "repository__full_name", "author__login", "=number"]
+    raw_id_fields = ["author", "merged_by", "assignees", "labels"]
+    date_hierarchy = "updated_at"
+    show_full_result_count = False
+
+
+@admin.register(Comment)
+class CommentAdmin(TriageAdmin):
+    list_display = ["github_id", "issue", "author", "created_at", "deleted_at"]
+    list_filter = ["author_association"]
+    list_select_related = ["issue__repository", "author"]
+    search_fields = ["body", "author__login", "=github_id"]
+    raw_id_fields = ["issue", "author"]
+    show_full_result_count = False
+
+
+@admin.register(SyncState)
+class SyncStateAdmin(TriageAdmin):
+    list_display = [
+        "repository",
+        "resource",
+        "watermark",
+        "backfill_done",
+        "last_success_at",
+        "has_error",
+        "rate_limit_remaining",
+    ]
+    list_filter = ["resource", "backfill_done", "repository"]
+    list_select_related = ["repository"]
+    search_fields = ["repository__full_name", "last_error"]
+
+    @admin.display(boolean=True, description="error")
+    def has_error(self, obj):
+        return bool(obj.last_error)
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(TriageAdmin):
+    list_display = [
+        "delivery_id",
+        "event",
+        "action",
+        "repository_full_name",
+        "status",
+        "received_at",
+    ]
+    list_filter = ["status", "event"]
+    search_fields = ["delivery_id", "repository_full_name", "error"]
+    date_hierarchy = "received_at"
+    exclude = ["raw_body"]
+    readonly_fields = [
+        "delivery_id",
+        "event",
+        "action",
+        "hook_id",
+        "repository_full_name",
+        "received_at",
+        "processing_started_at",
+        "processed_at",
+        "attempts",
+        "raw_body_decoded",
+    ]
+
+    def get_queryset(self, request):
+        # Bodies reach 25 MB: load one only when its change page shows it.
+        return super().get_queryset(request).defer("raw_body")
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.display(description="raw body")
+    def raw_body_decoded(self, obj):
+        raw = bytes(obj.raw_body or b"")
+        text = raw[:RAW_BODY_SHOWN_BYTES].decode("utf-8", errors="replace")
+        if len(raw) <= RAW_BODY_SHOWN_BYTES:
+            with contextlib.suppress(ValueError):
+                text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+        note = (
+            f"Showing the first {RAW_BODY_SHOWN_BYTES:,} of {len(raw):,} bytes."
+            if len(raw) > RAW_BODY_SHOWN_BYTES
+            else f"{len(raw):,} bytes."
+        )
+        return format_html('<p>{}</p><pre style="white-space: pre-wrap">{}</pre>', note, text)

@@ -1,0 +1,14 @@
+"""{{ text|markdown }}: untrusted Markdown rendered and sanitized by triage.rendering."""
+
+from django import template
+from django.utils.safestring import mark_safe
+
+from triage.rendering import render_markdown
+
+register = template.Library()
+
+
+@register.filter(name="markdown")
+def markdown_filter(text):
+    # render_markdown's output went through nh3's allow-list, so it is safe to mark as such.
+    return mark_safe(render_markdown(text))  # noqa: S308
