@@ -199,6 +199,11 @@ GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024
 GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
 GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))
 
+# --- Demo data: `load_demo` runs these in order (each app adds its part of the story) -----------
+DEMO_LOADERS = [
+    "triage.services.demo.demo_load",
+]
+
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,0 +1,29 @@
+import io
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from triage.models import Comment, Issue, Repository
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_loads_the_bundled_data_and_creates_the_demo_login():
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    assert Repository.objects.count() >= 3
+    assert Issue.objects.filter(is_pull_request=False).count() >= 200
+    assert Issue.objects.filter(is_pull_request=True, merged=True).count() >= 20
+    assert Comment.objects.count() >= 500
+    assert authenticate(username="demo", password="demo") is not None
+    assert "Demo login" in out.getvalue()
+
+
+def test_loading_twice_changes_nothing():
+    call_command("load_demo", stdout=io.StringIO())
+    counts = (Issue.objects.count(), Comment.objects.count())
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    assert (Issue.objects.count(), Comment.objects.count()) == counts
+    assert "0 created" in out.getvalue()
