@@ -169,6 +169,7 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUES_BY_PURPOSE]
 CELERY_TASK_DEFAULT_QUEUE = "ingest"
 CELERY_TASK_ROUTES = {
+    "triage.tasks.classify_*": {"queue": "classify"},
     "triage.tasks.*": {"queue": "ingest"},
     "classifiers.tasks.*": {"queue": "classify"},
     "releases.tasks.*": {"queue": "releases"},
@@ -203,6 +204,10 @@ GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))
 DEMO_LOADERS = [
     "triage.services.demo.demo_load",
 ]
+
+# --- Issue page panels: later stages add theirs (predictions, fix chain, repro runs, posts) -----
+# Each is a dotted path to `panel(*, issue, request) -> triage.panels.Panel | None`.
+ISSUE_PANELS: list[str] = []
 
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {

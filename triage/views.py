@@ -7,6 +7,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 
 from triage import selectors
+from triage.panels import issue_panels
 
 ISSUES_PER_PAGE = 50
 KIND_TO_IS_PULL_REQUEST = {"issue": False, "pr": True, "all": None}
@@ -77,4 +78,5 @@ def issue_list(request):
 @login_required
 def issue_detail(request, owner: str, name: str, number: int):
     issue = selectors.issue_detail(owner=owner, name=name, number=number)
-    return render(request, "triage/issue_detail.html", {"issue": issue})
+    panels = issue_panels(issue=issue, request=request)
+    return render(request, "triage/issue_detail.html", {"issue": issue, "panels": panels})
