@@ -682,8 +682,9 @@ def issue_view(repo: _Repo, state, sort, direction, labels, since) -> list[_Issu
         else:
             candidates = [r for r in repo.issues.values() if since is None or r.updated >= since]
             candidates.sort(key=_ISSUE_SORT_KEYS[sort])
-        found = [r for r in candidates if _in_state(r, state) and _has_labels(r, labels)]
-        return found[::-1] if direction == "desc" else found
+        if state != "all" or labels:
+            candidates = [r for r in candidates if _in_state(r, state) and _has_labels(r, labels)]
+        return candidates[::-1] if direction == "desc" else candidates
 
     return repo.view(("issues", state, sort, direction, labels, since), build)
 

@@ -64,6 +64,17 @@ def _is_real_pull_request(item: dict) -> bool:
     return isinstance(marker, dict) and bool(marker.get("html_url"))
 
 
+def _returned_pks(objects: list, key: str) -> dict | None:
+    """{key: pk} from rows a bulk upsert returned (Postgres, SQLite); None when it returned none.
+
+    An upsert with update_conflicts answers with RETURNING on these databases, so the caller
+    needs no second query to learn the primary keys of the rows it wrote.
+    """
+    if any(obj.pk is None for obj in objects):
+        return None
+    return {getattr(obj, key): obj.pk for obj in objects}
+
+
 # --- people and labels ---------------------------------------------------------------------
 
 
@@ -75,7 +86,7 @@ def persons_upsert(*, users: Iterable[dict | None]) -> dict[int, int]:
             by_id[int(user["id"])] = user
     if not by_id:
         return {}
-    Person.objects.bulk_create(
+    people = Person.objects.bulk_create(
         [
             Person(
                 github_id=github_id,
@@ -91,6 +102,9 @@ def persons_upsert(*, users: Iterable[dict | None]) -> dict[int, int]:
         unique_fields=["github_id"],
         update_fields=["login", "avatar_url", "html_url", "type", "site_admin"],
     )
+    returned = _returned_pks(people, "github_id")
+    if returned is not None:
+        return returned
     return dict(Person.objects.filter(github_id__in=by_id).values_list("github_id", "pk"))
 
 
@@ -137,6 +151,9 @@ def labels_upsert(*, repository: Repository, labels: Iterable[dict]) -> dict[str
         )
     if anonymous:
         Label.objects.bulk_create(anonymous, update_fields=["name", "color"], **common)
+    returned = _returned_pks(identified + anonymous, "name_key")
+    if returned is not None:
+        return returned
     return dict(
         Label.objects.filter(repository=repository, name_key__in=by_key).values_list(
             "name_key", "pk"
@@ -217,6 +234,18 @@ def _replace_m2m(through, owner_field: str, other_field: str, pairs: dict[int, l
             for other in dict.fromkeys(others)
         ],
         ignore_conflicts=True,
+    )
+
+
+def _issue_pks(repository: Repository, issues: list[Issue]) -> dict[int, int]:
+    """{number: pk} of issues just upserted."""
+    returned = _returned_pks(issues, "number")
+    if returned is not None:
+        return returned
+    return dict(
+        Issue.objects.filter(
+            repository=repository, number__in=[issue.number for issue in issues]
+        ).values_list("number", "pk")
     )
 
 
@@ -316,11 +345,7 @@ def issues_upsert(
         unique_fields=["repository", "number"],
         update_fields=ISSUE_FIELDS,
     )
-    pks = dict(
-        Issue.objects.filter(
-            repository=repository, number__in=[issue.number for issue, _ in changed]
-        ).values_list("number", "pk")
-    )
+    pks = _issue_pks(repository, [issue for issue, _ in changed])
     label_pairs, assignee_pairs = {}, {}
     for issue, item in changed:
         pk = pks[issue.number]
@@ -420,11 +445,7 @@ def pulls_upsert(
         unique_fields=["repository", "number"],
         update_fields=PULL_FIELDS,
     )
-    pks = dict(
-        Issue.objects.filter(
-            repository=repository, number__in=[issue.number for issue, _ in changed]
-        ).values_list("number", "pk")
-    )
+    pks = _issue_pks(repository, [issue for issue, _ in changed])
     label_pairs = {}
     for issue, item in changed:
         pk = pks[issue.number]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -102,36 +103,52 @@ def _keyset_listing(
     write_page: Callable[[list[dict]], ingest.UpsertResult],
     report: SyncReport,
     progress: Progress | None,
+    prefetch: bool = False,
 ) -> None:
-    """Read an updated-ascending listing with `since`, committing each page with its watermark."""
-    since = state.watermark
+    """Read an updated-ascending listing with `since`, committing each page with its watermark.
+
+    With `prefetch`, the next page is requested while this one is written (the next `since` is
+    known from the page itself), so HTTP and the database overlap. Only for writers that make
+    no requests of their own: the client is then used by one thread at a time.
+    """
     params = {"state": "all", "sort": "updated", "direction": "asc", "per_page": PER_PAGE}
-    url, etag, first = path, state.etag, True
-    while True:
+
+    def fetch(url: str, since, etag: str = ""):
         query = dict(params, since=since.isoformat().replace("+00:00", "Z")) if since else params
-        page = source.get(url, query if url == path else None, etag=etag if first else "")
-        if page.not_modified:
-            return
-        items = [item for item in page.items or [] if isinstance(item, dict)]
-        with transaction.atomic():
-            result = write_page(items)
+        return source.get(url, query if url == path else None, etag=etag)
+
+    since, first = state.watermark, True
+    pool = ThreadPoolExecutor(max_workers=1) if prefetch else None
+    try:
+        page = fetch(path, since, state.etag)
+        while not page.not_modified:
+            items = [item for item in page.items or [] if isinstance(item, dict)]
             newest = _newest(items)
-            if newest and (state.watermark is None or newest > state.watermark):
-                state.watermark = newest
-            if first:
-                state.etag = page.etag
-            state.requests_used += 1
-            state.save(update_fields=["watermark", "etag", "requests_used"])
-        report.record(state.resource, result, len(items))
-        if progress:
-            progress(state.resource, len(items), page.last_page and page.last_page * PER_PAGE)
-        first = False
-        if "next" not in page.links:
-            return
-        if state.watermark and (since is None or state.watermark > since):
-            since, url = state.watermark, path  # keyset: ask again from the new watermark
-        else:
-            url = page.links["next"]  # a page's worth of one updated_at: follow GitHub's link
+            watermark = max(filter(None, (state.watermark, newest)), default=None)
+            following = None
+            if "next" in page.links:
+                if watermark and (since is None or watermark > since):
+                    following = (path, watermark)  # keyset: ask again from the new watermark
+                else:
+                    following = (page.links["next"], since)  # one updated_at fills a page
+            pending = pool.submit(fetch, *following) if pool and following else None
+            with transaction.atomic():
+                result = write_page(items)
+                state.watermark = watermark
+                if first:
+                    state.etag = page.etag
+                state.requests_used += 1
+                state.save(update_fields=["watermark", "etag", "requests_used"])
+            report.record(state.resource, result, len(items))
+            if progress:
+                progress(state.resource, len(items), page.last_page and page.last_page * PER_PAGE)
+            if following is None:
+                return
+            first, since = False, following[1]
+            page = pending.result() if pending else fetch(*following)
+    finally:
+        if pool:
+            pool.shutdown(wait=True)
 
 
 def _sync_issues(repository, source, report, full, progress) -> None:
@@ -143,6 +160,7 @@ def _sync_issues(repository, source, report, full, progress) -> None:
         write_page=lambda items: ingest.issues_upsert(repository=repository, items=items),
         report=report,
         progress=progress,
+        prefetch=True,
     )
     _note_success(state, source)
 

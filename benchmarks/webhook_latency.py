@@ -1,0 +1,199 @@
+"""Webhook acceptance latency: POST /webhooks/github/ under gunicorn, Postgres and Redis.
+
+Starts the service under gunicorn on 127.0.0.1 (a scratch Postgres database, migrated first;
+REDIS_URL set, so the view verifies the signature, stores the delivery and enqueues its
+processing on the broker; no Celery worker runs, since acceptance is what is measured), then
+sends signed `issues` `opened` deliveries, each with its own X-GitHub-Delivery id and a varied
+payload built from tests/fixtures/github_webhooks/issues__opened.json, from a bounded pool of
+threads, each with its own requests session (keep-alive).
+
+Prints p50/p90/p99/max latency per delivery as the client saw it, deliveries/s, and checks that
+every delivery was answered 202 and stored exactly once (rows counted in the database) and
+enqueued once (messages on the broker's ingest queue). Client, gunicorn, Postgres and Redis share
+the machine's cores. Traffic goes to 127.0.0.1 only.
+
+    python benchmarks/webhook_latency.py --deliveries 2000 --concurrency 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import harness  # noqa: E402
+from tests.fakes.github_webhooks import delivery_headers, fixture_payload  # noqa: E402
+
+SECRET = "benchmark-webhook-secret"  # noqa: S105 - shared with the gunicorn we start
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _payloads(count: int, start: int) -> list[tuple[str, bytes]]:
+    """(delivery id, body) pairs: distinct issues, titles and bodies, in the fixture's shape."""
+    template = fixture_payload("issues__opened")
+    made = []
+    for offset in range(count):
+        payload = json.loads(json.dumps(template))
+        number = start + offset
+        issue = payload["issue"]
+        issue["number"] = number
+        issue["id"] = 50_000_000 + number
+        issue["title"] = f"{issue['title']} (benchmark {number})"
+        issue["body"] = f"{issue['body']}\n\nSeen again in run {number}."
+        for key in ("url", "labels_url", "comments_url", "events_url", "html_url"):
+            issue[key] = issue[key].replace("/4321", f"/{number}")
+        made.append((str(uuid.uuid4()), json.dumps(payload).encode()))
+    return made
+
+
+def _wait_ready(url: str, proc: subprocess.Popen, timeout: float) -> None:
+    import requests
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("gunicorn exited while starting")
+        try:
+            if requests.get(url + "healthz", timeout=1).status_code < 500:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("gunicorn did not answer in time")
+
+
+def _send_all(url, deliveries, concurrency, deadline) -> tuple[list[float], list[int], float]:
+    import requests
+
+    local = threading.local()
+
+    def send(item):
+        delivery_id, body = item
+        if time.monotonic() > deadline:
+            return None, 0
+        session = getattr(local, "session", None)
+        if session is None:
+            session = local.session = requests.Session()
+        headers = delivery_headers("issues", body, SECRET, delivery_id)
+        started = time.perf_counter()
+        response = session.post(url, data=body, headers=headers, timeout=30)
+        return time.perf_counter() - started, response.status_code
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        results = list(pool.map(send, deliveries))
+    elapsed = time.perf_counter() - started
+    return [r[0] for r in results if r[0] is not None], [r[1] for r in results], elapsed
+
+
+def _percentile(sorted_values: list[float], fraction: float) -> float:
+    index = min(len(sorted_values) - 1, max(0, round(fraction * len(sorted_values)) - 1))
+    return sorted_values[index]
+
+
+def _count_rows(database_url: str) -> tuple[int, int]:
+    import psycopg
+
+    with psycopg.connect(database_url.replace("postgres://", "postgresql://", 1)) as conn:
+        return conn.execute(
+            "SELECT count(*), count(DISTINCT delivery_id) FROM triage_webhookdelivery"
+        ).fetchone()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deliveries", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--warmup", type=int, default=100, help="deliveries sent before timing")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
+    parser.add_argument(
+        "--database-url", default="postgres://postgres@127.0.0.1:5432/bench_webhooks"
+    )
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/14")
+    parser.add_argument("--max-seconds", type=float, default=300, help="stop sending after this")
+    args = parser.parse_args()
+    if not args.database_url.startswith("postgres"):
+        raise SystemExit("this benchmark runs against Postgres")
+    import redis
+
+    broker = redis.Redis.from_url(args.redis_url)
+    if broker.dbsize():
+        raise SystemExit(f"{args.redis_url} is not empty; refusing to use (and flush) it")
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/"
+    print(
+        f"# {args.deliveries} deliveries, {args.concurrency} client threads, gunicorn "
+        f"-w {args.workers}; {harness.machine()}; client, gunicorn, Postgres, Redis share it"
+    )
+    with harness.scratch_database(args.database_url) as database_url:
+        harness.migrate(database_url)
+        env = harness.base_env(
+            DATABASE_URL=database_url,
+            REDIS_URL=args.redis_url,
+            GITHUB_WEBHOOK_SECRET=SECRET,
+            PYTHONWARNINGS="ignore:No directory at",  # whitenoise: no collectstatic for this
+        )
+        gunicorn = subprocess.Popen(
+            [
+                str(Path(harness.PYTHON).parent / "gunicorn"),
+                "config.wsgi",
+                "-w",
+                str(args.workers),
+                "-b",
+                f"127.0.0.1:{port}",
+                "--log-level",
+                "warning",
+            ],
+            cwd=harness.ROOT,
+            env=env,
+        )
+        try:
+            _wait_ready(url, gunicorn, timeout=60)
+            hook = url + "webhooks/github/"
+            deadline = time.monotonic() + args.max_seconds
+            _send_all(hook, _payloads(args.warmup, 1), args.concurrency, deadline)
+            deliveries = _payloads(args.deliveries, 1 + args.warmup)
+            latencies, statuses, elapsed = _send_all(hook, deliveries, args.concurrency, deadline)
+            rows, distinct = _count_rows(database_url)
+            enqueued = broker.llen("ingest")
+        finally:
+            harness.stop_process(gunicorn)
+            broker.flushdb()
+    ms = sorted(value * 1000 for value in latencies)
+    sent = args.warmup + args.deliveries
+    print(
+        f"latency per delivery: p50 {_percentile(ms, 0.5):.1f} ms, p90 {_percentile(ms, 0.9):.1f}"
+        f" ms, p99 {_percentile(ms, 0.99):.1f} ms, max {ms[-1]:.1f} ms "
+        f"(mean {statistics.fmean(ms):.1f} ms over {len(ms)})"
+    )
+    print(f"throughput: {len(ms) / elapsed:,.0f} deliveries/s")
+    codes = {code: statuses.count(code) for code in sorted(set(statuses))}
+    print(
+        f"answers: {codes}; stored rows {rows} ({distinct} distinct delivery ids) for {sent} "
+        f"sent incl. {args.warmup} warm-up; messages on the ingest queue {enqueued}"
+    )
+    if len(ms) != args.deliveries or codes != {202: args.deliveries}:
+        raise SystemExit("not every delivery was answered 202 (time limit or errors)")
+    if rows != sent or distinct != sent or enqueued != sent:
+        raise SystemExit("deliveries were not stored and enqueued exactly once each")
+    print("OK: every delivery answered 202, stored once and enqueued once")
+
+
+if __name__ == "__main__":
+    main()
