@@ -1,0 +1,11 @@
+"""kind: what a report is (bug, feature, question, docs, performance), from title and body."""
+
+from classifiers.text_classifier import TextClassifier
+
+LABELS = ("bug", "feature", "question", "docs", "performance")
+
+
+class KindClassifier(TextClassifier):
+    name = "kind"
+    input = "issue"
+    description = "bug / feature / question / docs / performance"

@@ -1,0 +1,53 @@
+"""python manage.py evaluate_classifier MODEL --csv PATH [--json]: score the active version."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from classifiers import artifacts, datasets, evaluation
+from classifiers.registry import UnknownModel
+
+
+class Command(BaseCommand):
+    help = (
+        "Score the active version of a model on a labelled CSV (title, body, label / text, label)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("model")
+        parser.add_argument("--csv", required=True, help="labelled CSV file")
+        parser.add_argument(
+            "--model-version", default=None, help="a version other than the active one"
+        )
+        parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+    def handle(self, *args, **options):
+        try:
+            data = datasets.labelled_csv_read(options["csv"], name=options["model"])
+            metrics = evaluation.model_evaluate(
+                name=options["model"],
+                texts=data.texts,
+                labels=data.labels,
+                version=options["model_version"],
+            )
+        except (UnknownModel, datasets.CsvError, artifacts.ArtifactError) as exc:
+            raise CommandError(str(exc)) from None
+        if options["json"]:
+            self.stdout.write(json.dumps(metrics, indent=2, sort_keys=True))
+            return
+        self.stdout.write(f"{metrics['model']} {metrics['version']} on {metrics['n']} rows")
+        self.stdout.write(f"{'class':<20}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>9}")
+        for label, row in metrics["per_class"].items():
+            self.stdout.write(
+                f"{label:<20}{row['precision']:>10.3f}{row['recall']:>10.3f}{row['f1']:>10.3f}"
+                f"{row['support']:>9}"
+            )
+        self.stdout.write(f"macro-F1 {metrics['macro_f1']:.3f}, accuracy {metrics['accuracy']:.3f}")
+        self.stdout.write(
+            f"at the abstention thresholds: precision {metrics['precision_at_threshold']:.3f}, "
+            f"coverage {metrics['coverage']:.1%}"
+        )
+        for label, count in metrics["unknown_labels"].items():
+            self.stdout.write(
+                self.style.WARNING(f"label {label!r} unknown to the model: {count} rows skipped")
+            )

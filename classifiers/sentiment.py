@@ -1,0 +1,17 @@
+"""sentiment: negative / neutral / positive, for comments and social posts."""
+
+from classifiers import features
+from classifiers.text_classifier import TextClassifier
+
+LABELS = ("negative", "neutral", "positive")
+
+
+class SentimentClassifier(TextClassifier):
+    name = "sentiment"
+    input = "text"
+    description = "negative / neutral / positive"
+    svm_c = 0.5
+
+    def build_features(self):
+        # short texts: keep rare words and char n-grams ("!!", ":(" ...)
+        return features.word_and_char_tfidf(word_min_df=1, char_min_df=1)

@@ -1,0 +1,271 @@
+"""A calibrated text classifier with per-class abstention and evidence; each model subclasses it.
+
+fit(texts, labels):
+  1. the TF-IDF features are fitted once on all texts (unsupervised);
+  2. the classifier is cross-validated on them (stratified folds, fixed seed): the out-of-fold
+     probabilities give the cross-validated metrics and, per class, the lowest confidence at which
+     that class's predictions still reach `target_precision` (its abstention threshold);
+  3. the classifier is fitted on everything.
+A prediction under its class's threshold is kept but marked `needs_triage`: a human decides.
+Evidence: the words of the text with the largest weight toward the predicted class.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
+from sklearn.pipeline import FeatureUnion
+from sklearn.svm import LinearSVC
+
+from classifiers import features
+
+DEFAULT_FOLDS = 5
+SEED = 0
+MIN_THRESHOLD_SUPPORT = 5
+MIN_CLASS_EXAMPLES = 5  # fewer: the class is left out (too few to cross-validate)
+
+
+class TrainingDataError(ValueError):
+    """The texts and labels cannot train this model (too few, one class, mismatched lengths)."""
+
+
+@dataclass
+class Prediction:
+    label: str
+    confidence: float
+    needs_triage: bool
+    evidence: list[dict] = field(default_factory=list)
+    probabilities: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "label": self.label,
+            "confidence": round(self.confidence, 4),
+            "needs_triage": self.needs_triage,
+            "evidence": self.evidence,
+            "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()},
+        }
+
+
+def classification_metrics(
+    y_true: list[str], y_pred: list[str], accepted: np.ndarray | None = None
+) -> dict:
+    """macro_f1, accuracy, per_class, and with an abstention mask its coverage and precision."""
+    labels = sorted(set(y_true) | set(y_pred))
+    precision, recall, f1, support = precision_recall_fscore_support(
+        y_true, y_pred, labels=labels, zero_division=0
+    )
+    metrics = {
+        "n": len(y_true),
+        "macro_f1": float(f1_score(y_true, y_pred, labels=sorted(set(y_true)), average="macro")),
+        "accuracy": float(accuracy_score(y_true, y_pred)),
+        "per_class": {
+            label: {
+                "precision": float(precision[i]),
+                "recall": float(recall[i]),
+                "f1": float(f1[i]),
+                "support": int(support[i]),
+            }
+            for i, label in enumerate(labels)
+        },
+    }
+    if accepted is not None:
+        accepted = np.asarray(accepted, dtype=bool)
+        kept = int(accepted.sum())
+        correct = int(sum(t == p for t, p, a in zip(y_true, y_pred, accepted, strict=True) if a))
+        metrics["coverage"] = kept / len(y_true) if y_true else 0.0
+        metrics["precision_at_threshold"] = correct / kept if kept else 0.0
+    return metrics
+
+
+def abstention_thresholds(
+    y_true: np.ndarray, y_pred: np.ndarray, confidence: np.ndarray, classes, target: float
+) -> dict[str, float]:
+    """Per class, the lowest confidence at which predictions of that class reach `target` precision.
+
+    With too few predictions of a class to tell, the threshold is 0.5; when no threshold reaches
+    the target, it is the highest confidence seen (only the surest predictions pass).
+    """
+    thresholds = {}
+    for label in classes:
+        mine = y_pred == label
+        if mine.sum() < MIN_THRESHOLD_SUPPORT:
+            thresholds[str(label)] = 0.5
+            continue
+        order = np.argsort(-confidence[mine])
+        conf = confidence[mine][order]
+        hits = (y_true[mine][order] == label).astype(float)
+        precision = np.cumsum(hits) / np.arange(1, len(hits) + 1)
+        # the largest prefix whose precision reaches the target, ending at a confidence value
+        ok = np.nonzero(precision >= target)[0]
+        thresholds[str(label)] = float(conf[ok[-1]]) if len(ok) else float(conf[0])
+    return thresholds
+
+
+class TextClassifier:
+    """Base of the text models. Subclasses set the class attributes and may override features."""
+
+    name: ClassVar[str] = ""
+    input: ClassVar[str] = "issue"  # "issue": (title, body) rows; "text": one text per row
+    description: ClassVar[str] = ""
+    target_precision: ClassVar[float] = 0.90
+    svm_c: ClassVar[float] = 1.0
+    evidence_terms: ClassVar[int] = 6
+
+    def __init__(self):
+        self.features: FeatureUnion | None = None
+        self.classifier = None
+        self.classes: list[str] = []
+        self.thresholds: dict[str, float] = {}
+        self.cv_metrics: dict = {}
+        self.oof_predictions: list[str | None] = []
+        self._feature_names = None
+
+    # --- what the subclasses vary ------------------------------------------------------------
+
+    def build_features(self) -> FeatureUnion:
+        return features.word_and_char_tfidf()
+
+    def build_classifier(self, n_min_class: int):
+        return CalibratedClassifierCV(
+            LinearSVC(C=self.svm_c, class_weight="balanced"),
+            method="sigmoid",
+            cv=min(3, n_min_class),
+        )
+
+    @classmethod
+    def text_of(cls, row: dict) -> str:
+        if cls.input == "issue":
+            return features.issue_text(row.get("title", ""), row.get("body", ""))
+        return row.get("text", "") or ""
+
+    # --- training ----------------------------------------------------------------------------
+
+    def fit(self, texts: list[str], labels: list[str], *, folds: int = DEFAULT_FOLDS) -> dict:
+        if len(texts) != len(labels):
+            raise TrainingDataError(f"{len(texts)} texts but {len(labels)} labels")
+        counts = Counter(labels)
+        kept = {label for label, n in counts.items() if n >= MIN_CLASS_EXAMPLES}
+        if len(kept) < 2:
+            raise TrainingDataError(
+                f"{self.name}: need at least two classes with {MIN_CLASS_EXAMPLES} examples each, "
+                f"got {dict(counts)}"
+            )
+        all_labels = list(labels)
+        pairs = [(t, lb) for t, lb in zip(texts, labels, strict=True) if lb in kept]
+        texts, labels = [t for t, _ in pairs], [lb for _, lb in pairs]
+        y = np.asarray(labels)
+        n_min = min(Counter(labels).values())
+        folds = max(2, min(folds, n_min))
+        smallest_train_fold = n_min - -(-n_min // folds)  # per class, in each training fold
+
+        self.features = self.build_features()
+        x = self.features.fit_transform(texts)
+        estimator = self.build_classifier(smallest_train_fold)
+        cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=SEED)
+        proba = cross_val_predict(clone(estimator), x, y, cv=cv, method="predict_proba")
+        classes = np.unique(y)  # cross_val_predict orders columns by sorted class
+        oof_pred = classes[proba.argmax(axis=1)]
+        oof_conf = proba.max(axis=1)
+        self.thresholds = abstention_thresholds(
+            y, oof_pred, oof_conf, classes, self.target_precision
+        )
+        accepted = np.array(
+            [c >= self.thresholds[p] for p, c in zip(oof_pred, oof_conf, strict=True)]
+        )
+        self.cv_metrics = classification_metrics(list(y), list(oof_pred), accepted)
+        # out-of-fold prediction per input item (None for a left-out class); not saved
+        oof = iter(oof_pred)
+        self.oof_predictions = [str(next(oof)) if lb in kept else None for lb in all_labels]
+        self.cv_metrics.update(folds=folds, seed=SEED, dropped_classes=sorted(set(counts) - kept))
+        self.classifier = estimator.fit(x, y)
+        self.classes = [str(c) for c in self.classifier.classes_]
+        self._feature_names = None
+        return self.cv_metrics
+
+    # --- prediction --------------------------------------------------------------------------
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        return self.classifier.predict_proba(self.features.transform(texts))
+
+    def predict(self, texts: list[str], *, with_evidence: bool = True) -> list[Prediction]:
+        if not texts:
+            return []
+        x = self.features.transform(texts)
+        proba = self.classifier.predict_proba(x)
+        best = proba.argmax(axis=1)
+        coefs = self._class_weights() if with_evidence else None
+        predictions = []
+        for i, column in enumerate(best):
+            label = self.classes[column]
+            confidence = float(proba[i, column])
+            predictions.append(
+                Prediction(
+                    label=label,
+                    confidence=confidence,
+                    needs_triage=confidence < self.thresholds.get(label, 0.5),
+                    evidence=self._evidence(x[i], coefs[column]) if with_evidence else [],
+                    probabilities={
+                        c: float(p) for c, p in zip(self.classes, proba[i], strict=True)
+                    },
+                )
+            )
+        return predictions
+
+    def _class_weights(self) -> np.ndarray:
+        """(n_classes, n_features) weights of the linear models, averaged over calibration folds."""
+        coefs = [c.estimator.coef_ for c in self.classifier.calibrated_classifiers_]
+        coef = np.mean(coefs, axis=0)
+        if coef.shape[0] == 1:  # binary: one row for the positive class
+            coef = np.vstack([-coef[0], coef[0]])
+        return coef
+
+    def _names(self) -> np.ndarray:
+        if self._feature_names is None:
+            self._feature_names = self.features.get_feature_names_out()
+        return self._feature_names
+
+    def _evidence(self, row, weights: np.ndarray) -> list[dict]:
+        row = row.tocsr()
+        names = self._names()
+        contributions = row.data * weights[row.indices]
+        order = np.argsort(-contributions)
+        evidence = []
+        for j in order:
+            if contributions[j] <= 0 or len(evidence) >= self.evidence_terms:
+                break
+            name = names[row.indices[j]]
+            term = name[3:]
+            # words explain; char n-grams and stop words only add weight
+            if name.startswith("w__") and not set(term.split()) <= ENGLISH_STOP_WORDS:
+                evidence.append({"term": term, "weight": round(float(contributions[j]), 4)})
+        return evidence
+
+    # --- state for artifacts (plain data and scikit-learn objects; no class of ours) -----------
+
+    def state(self) -> dict:
+        return {
+            "features": self.features,
+            "classifier": self.classifier,
+            "classes": self.classes,
+            "thresholds": self.thresholds,
+            "cv_metrics": self.cv_metrics,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict) -> TextClassifier:
+        model = cls()
+        model.features = state["features"]
+        model.classifier = state["classifier"]
+        model.classes = list(state["classes"])
+        model.thresholds = dict(state["thresholds"])
+        model.cv_metrics = dict(state.get("cv_metrics") or {})
+        return model

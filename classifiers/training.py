@@ -1,0 +1,124 @@
+"""Train a model, save it as a new version, and activate it if it is not worse than the active one.
+
+"Not worse" is judged on the same items: those of the new training set that the active version
+was not trained on (new issues, corrected labels). On them the candidate's out-of-fold
+predictions (cross-validation folds of the new set) and the active version's predictions are
+scored by macro-F1. With fewer than MIN_FRESH such items the two cross-validated scores are
+compared instead. --force activates regardless.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from classifiers import artifacts
+from classifiers.registry import model_class
+from classifiers.text_classifier import classification_metrics
+
+TOLERANCE = 0.005
+MIN_FRESH = 20
+
+
+@dataclass
+class TrainingReport:
+    name: str
+    n_samples: int
+    version: str = ""
+    activated: bool = False
+    reason: str = ""
+    metrics: dict = field(default_factory=dict)
+    active_metrics: dict | None = None
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        if not self.version:
+            return f"{self.name}: {self.reason}"
+        score = self.metrics.get("macro_f1")
+        scored = f", cross-validated macro-F1 {score:.3f}" if score is not None else ""
+        state = "active" if self.activated else "saved, not activated"
+        return (
+            f"{self.name} {self.version}: {self.n_samples} samples{scored}, "
+            f"{self.seconds:.1f}s; {state} ({self.reason})"
+        )
+
+
+def model_train(
+    *,
+    name: str,
+    texts: list[str],
+    labels: list,
+    source: str,
+    force: bool = False,
+    skip_if_unchanged: bool = False,
+) -> TrainingReport:
+    """Fit, save and maybe activate. `labels` are issue ids for the duplicates index."""
+    cls = model_class(name)
+    report = TrainingReport(name=name, n_samples=len(texts))
+    digest = artifacts.data_hash(texts, labels)
+    active = _active_or_none(name)
+    if skip_if_unchanged and active and active.metadata.get("data_sha256") == digest:
+        report.reason = f"unchanged training data, version {active.version} stays active"
+        return report
+
+    started = time.perf_counter()
+    model = cls()
+    report.metrics = model.fit(texts, labels)  # raises TrainingDataError before anything is saved
+    report.seconds = time.perf_counter() - started
+
+    activate, report.reason = True, "no active version" if active is None else "forced"
+    items = artifacts.item_hashes(texts, labels)
+    if active is not None and not force and getattr(cls, "needs_labels", True):
+        new, old, basis = _compare(model, active, texts, labels, items)
+        report.active_metrics = {"macro_f1": old, "basis": basis}
+        activate = new >= old - TOLERANCE
+        report.reason = f"macro-F1 {new:.3f} vs active {old:.3f} {basis}" + (
+            "" if activate else "; keeping the active version (use --force to replace it)"
+        )
+    elif active is not None and not force:
+        report.reason = "index rebuilt"
+    report.version = artifacts.artifact_save(
+        name=name,
+        model=model,
+        data_sha256=digest,
+        n_samples=len(texts),
+        source=source,
+        items=items,
+        extra={"training_seconds": round(report.seconds, 2)},
+    )
+    if activate:
+        artifacts.artifact_activate(name=name, version=report.version)
+    report.activated = activate
+    return report
+
+
+def _active_or_none(name: str):
+    try:
+        return artifacts.artifact_load(name)
+    except artifacts.ArtifactError:
+        return None  # none yet, or unusable (foreign, damaged): the new one replaces it
+
+
+def _compare(model, active, texts, labels, items) -> tuple[float, float, str]:
+    """(candidate macro-F1, active macro-F1, on what) - see the module docstring."""
+    seen = artifacts.items_read(active.name, active.version)
+    fresh = np.ones(len(texts), dtype=bool) if seen is None else ~np.isin(items, seen)
+    index = [i for i in np.nonzero(fresh)[0] if model.oof_predictions[i] is not None]
+    if len(index) < MIN_FRESH:
+        return (
+            model.cv_metrics["macro_f1"],
+            active.metadata.get("cv_metrics", {}).get("macro_f1", 0.0),
+            "cross-validated (too few new items to compare on)",
+        )
+    y = [labels[i] for i in index]
+    candidate = [model.oof_predictions[i] for i in index]
+    current = [
+        p.label for p in active.model.predict([texts[i] for i in index], with_evidence=False)
+    ]
+    return (
+        classification_metrics(y, candidate)["macro_f1"],
+        classification_metrics(y, current)["macro_f1"],
+        f"on the {len(index)} items the active version was not trained on",
+    )

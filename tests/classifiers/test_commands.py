@@ -1,0 +1,87 @@
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from classifiers import artifacts
+from tests.classifiers.corpus import kind_rows
+
+
+def write_csv(path, rows, columns=("title", "body", "label", "repo")):
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({"repo": "x/y", **row})
+    return path
+
+
+@pytest.fixture
+def kind_csv(tmp_path):
+    return write_csv(tmp_path / "kind.csv", kind_rows())
+
+
+def test_train_then_evaluate_as_json(kind_csv, tmp_path):
+    out = io.StringIO()
+    call_command("train_classifier", "kind", "--csv", str(kind_csv), stdout=out)
+    assert "active" in out.getvalue()
+    held_out = kind_rows(per_class=3) + [
+        {"title": "Crash in tests", "body": "", "label": "wontfix"}
+    ]
+    path = write_csv(tmp_path / "held_out.csv", held_out)
+    out = io.StringIO()
+    call_command("evaluate_classifier", "kind", "--csv", str(path), "--json", stdout=out)
+    result = json.loads(out.getvalue())
+    assert {"macro_f1", "accuracy", "per_class", "coverage", "precision_at_threshold"} <= set(
+        result
+    )
+    assert set(result["per_class"]["bug"]) == {"precision", "recall", "f1", "support"}
+    assert result["n"] == 15
+    assert result["unknown_labels"] == {"wontfix": 1}
+    assert 0 <= result["coverage"] <= 1
+
+
+def test_evaluate_prints_a_table(kind_csv):
+    call_command("train_classifier", "kind", "--csv", str(kind_csv), stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("evaluate_classifier", "kind", "--csv", str(kind_csv), stdout=out)
+    assert "macro-F1" in out.getvalue() and "coverage" in out.getvalue()
+
+
+def test_evaluate_without_a_trained_model_says_so(kind_csv):
+    with pytest.raises(CommandError, match="no trained model"):
+        call_command("evaluate_classifier", "kind", "--csv", str(kind_csv))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"title,label\nCrash,bug\n", "missing column body"),
+        ("title,body,label\nCrash \xe9,x,bug\n".encode("latin-1"), "not UTF-8"),
+        (
+            b"title,body,label\nCrash,x,bug\n,,feature\nAdd,y,\n",
+            "2 rows without text or label",
+        ),
+        (b"title,body,label\n", "no rows"),
+    ],
+)
+def test_a_bad_csv_is_refused_and_nothing_is_saved(tmp_path, settings, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(content)
+    with pytest.raises(CommandError, match=message):
+        call_command("train_classifier", "kind", "--csv", str(path))
+    assert artifacts.versions("kind") == []
+
+
+def test_an_unknown_model_is_refused(kind_csv):
+    with pytest.raises(CommandError, match="unknown model 'colour'"):
+        call_command("train_classifier", "colour", "--csv", str(kind_csv))
+
+
+def test_sentiment_reads_text_and_label(tmp_path):
+    path = tmp_path / "senti.csv"
+    path.write_text("id,text,label\nt1,Thanks!,positive\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="at least two classes"):
+        call_command("train_classifier", "sentiment", "--csv", str(path))

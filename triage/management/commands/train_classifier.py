@@ -1,0 +1,53 @@
+"""python manage.py train_classifier MODEL [--csv PATH] [--force]
+
+Without --csv: from the database (weak labels from labels, title prefixes and issue forms;
+triagers' corrections outrank them). With --csv: columns title, body, label (issue models) or
+text, label (sentiment); other columns are ignored. A bad file is refused and nothing is saved.
+The new version becomes active only if it is not worse than the active one, unless --force.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from classifiers import datasets, training
+from classifiers.registry import MODELS, UnknownModel
+from classifiers.text_classifier import TrainingDataError
+from triage.services import classification
+
+
+class Command(BaseCommand):
+    help = "Train a classifier (kind, component, severity, sentiment, duplicates)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("model", help=", ".join(sorted(MODELS)))
+        parser.add_argument("--csv", default=None, help="labelled CSV instead of the database")
+        parser.add_argument(
+            "--force", action="store_true", help="activate even if it scores worse than the active"
+        )
+
+    def handle(self, *args, **options):
+        name = options["model"]
+        try:
+            if options["csv"]:
+                data = datasets.labelled_csv_read(options["csv"], name=name)
+                report = training.model_train(
+                    name=name,
+                    texts=data.texts,
+                    labels=data.labels,
+                    source=f"csv {data.path}",
+                    force=options["force"],
+                )
+            else:
+                report = classification.classifier_train_from_database(
+                    model_name=name, force=options["force"]
+                )
+        except (UnknownModel, datasets.CsvError, TrainingDataError, ValueError) as exc:
+            raise CommandError(str(exc)) from None
+        style = self.style.SUCCESS if report.activated else self.style.WARNING
+        self.stdout.write(style(report.summary()))
+        metrics = report.metrics
+        if "coverage" in metrics:
+            self.stdout.write(
+                f"cross-validated: accuracy {metrics['accuracy']:.3f}; at the abstention "
+                f"thresholds precision {metrics['precision_at_threshold']:.3f}, coverage "
+                f"{metrics['coverage']:.1%}"
+            )

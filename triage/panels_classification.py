@@ -1,0 +1,47 @@
+"""The issue page's classification panel: predictions, evidence, priority, duplicates, decisions."""
+
+from __future__ import annotations
+
+from classifiers.kind import LABELS as KIND_LABELS
+from classifiers.severity import LABELS as SEVERITY_LABELS
+from triage import selectors
+from triage.panels import Panel
+
+SHOWN = ("kind", "component", "severity")
+
+
+def classification_panel(*, issue, request) -> Panel | None:
+    if issue.is_pull_request:
+        return None
+    data = selectors.issue_predictions(issue=issue)
+    predictions = data["predictions"]
+    rows = []
+    for name in SHOWN:
+        prediction = predictions.get(name)
+        evidence = (
+            prediction.evidence if prediction and isinstance(prediction.evidence, dict) else {}
+        )
+        rows.append(
+            {
+                "name": name,
+                "prediction": prediction,
+                "terms": [e for e in evidence.get("terms", []) if "term" in e],
+                "rules": [e for e in evidence.get("terms", []) if "rule" in e],
+                "decided_by": evidence.get("decided_by", ""),
+                "choices": {"kind": KIND_LABELS, "severity": SEVERITY_LABELS}.get(name, ()),
+            }
+        )
+    environment = predictions.get("environment")
+    duplicates = predictions.get("duplicates")
+    return Panel(
+        title="Classification and priority",
+        template="triage/panels/classification.html",
+        slug="classification",
+        context={
+            "rows": rows,
+            "environment": environment.evidence if environment else None,
+            "duplicates": (duplicates.evidence or {}).get("candidates", []) if duplicates else [],
+            "priority": data["priority"],
+            "corrections": data["corrections"],
+        },
+    )

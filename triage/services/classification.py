@@ -1,0 +1,308 @@
+"""Predictions stored on issues, triagers' decisions on them, and (re)training from the database.
+
+Each issue model (kind, component, severity) predicts in one batch per call; the environment is
+extracted by rules; the duplicates index answers the 5 most similar issues. A model that has not
+been trained yet, or whose artifact cannot be loaded, is skipped (its prediction stays absent:
+"not classified"), so classification never fails an ingestion. Priority is recomputed after.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from classifiers import artifacts, training
+from classifiers.extraction import environment_extract
+from classifiers.features import issue_text
+from classifiers.kind import LABELS as KIND_LABELS
+from classifiers.severity import LABELS as SEVERITY_LABELS
+from classifiers.text_classifier import TrainingDataError
+from triage.models import Issue, IssuePrediction, PredictionCorrection
+from triage.services import priority, training_data
+
+logger = logging.getLogger(__name__)
+
+ISSUE_MODELS = ("kind", "component", "severity")
+TRAINED_FROM_DATABASE = ("kind", "component", "severity", "duplicates")
+CORRECTABLE = ("kind", "component", "severity", "duplicates")
+DUPLICATE_CANDIDATES = 5
+MAX_FRESH_CANDIDATES = 5000
+REFERENCE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d{1,9})$")
+
+
+class CorrectionError(ValueError):
+    pass
+
+
+@dataclass
+class ClassifyReport:
+    issues: int = 0
+    predicted: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    prioritized: int = 0
+
+    def summary(self) -> str:
+        done = ", ".join(f"{k} {v}" for k, v in self.predicted.items()) or "no model"
+        skipped = "; ".join(f"{k}: {v}" for k, v in self.skipped.items())
+        text = f"{self.issues} issues classified ({done}), {self.prioritized} prioritized"
+        return text + (f"; skipped {skipped}" if skipped else "")
+
+
+def _load(name: str, report: ClassifyReport):
+    try:
+        return artifacts.artifact_load(name)
+    except artifacts.NoActiveModel:
+        report.skipped[name] = "not trained"
+    except artifacts.ArtifactError as exc:
+        logger.warning("classification skips %s: %s", name, exc)
+        report.skipped[name] = str(exc)
+    return None
+
+
+def _row(issue_id: int, name: str, version: str, label: str, confidence: float, evidence, needs):
+    return IssuePrediction(
+        issue_id=issue_id,
+        model_name=name,
+        model_version=version,
+        label=label[:255],
+        confidence=confidence,
+        evidence=evidence,
+        needs_triage=needs,
+        predicted_at=timezone.now(),
+    )
+
+
+def issues_classify(*, ids: list[int]) -> ClassifyReport:
+    report = ClassifyReport()
+    issues = list(
+        Issue.objects.filter(pk__in=ids, is_pull_request=False, deleted_at__isnull=True)
+        .select_related("repository")
+        .only("id", "number", "title", "body", "repository__full_name")
+    )
+    report.issues = len(issues)
+    if not issues:
+        priority.issues_prioritize(ids=ids)
+        return report
+    texts = [issue_text(i.title, i.body) for i in issues]
+    rows: list[IssuePrediction] = []
+    # decisions of triagers stand: a corrected prediction is not overwritten by the model
+    decided = set(
+        PredictionCorrection.objects.filter(issue_id__in=[i.id for i in issues]).values_list(
+            "issue_id", "model_name"
+        )
+    )
+
+    for name in ISSUE_MODELS:
+        loaded = _load(name, report)
+        if loaded is None:
+            continue
+        for issue, p in zip(issues, loaded.model.predict(texts), strict=True):
+            if (issue.id, name) in decided:
+                continue
+            evidence = {"terms": p.evidence, "probabilities": p.to_dict()["probabilities"]}
+            rows.append(
+                _row(
+                    issue.id, name, loaded.version, p.label, p.confidence, evidence, p.needs_triage
+                )
+            )
+        report.predicted[name] = len(issues)
+
+    for issue in issues:
+        env = environment_extract(issue.title, issue.body)
+        rows.append(
+            _row(
+                issue.id,
+                "environment",
+                "rules",
+                " ".join(env.architectures),
+                1.0,
+                env.to_dict(),
+                False,
+            )
+        )
+    report.predicted["environment"] = len(issues)
+
+    index = _load("duplicates", report)
+    if index is not None:
+        rows += _duplicate_rows(index, issues, texts, decided)
+        report.predicted["duplicates"] = len(issues)
+
+    IssuePrediction.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["issue", "model_name"],
+        update_fields=[
+            "model_version",
+            "label",
+            "confidence",
+            "evidence",
+            "needs_triage",
+            "predicted_at",
+        ],
+    )
+    report.prioritized = priority.issues_prioritize(ids=ids)
+    return report
+
+
+def _duplicate_rows(index, issues, texts, decided) -> list[IssuePrediction]:
+    created = datetime.fromisoformat(index.metadata["created_at"])
+    fresh = list(
+        Issue.objects.filter(
+            is_pull_request=False, deleted_at__isnull=True, first_seen_at__gte=created
+        )
+        .order_by("-first_seen_at")
+        .values_list("id", "title", "body")[:MAX_FRESH_CANDIDATES]
+    )
+    answers = index.model.query(
+        texts,
+        k=DUPLICATE_CANDIDATES,
+        exclude=[i.id for i in issues],
+        extra_ids=[f[0] for f in fresh],
+        extra_texts=[issue_text(f[1], f[2]) for f in fresh],
+    )
+    found = {pk for pairs in answers for pk, _ in pairs}
+    refs = {
+        row[0]: (f"{row[1]}#{row[2]}", row[3])
+        for row in Issue.objects.filter(pk__in=found).values_list(
+            "id", "repository__full_name", "number", "title"
+        )
+    }
+    rows = []
+    for issue, pairs in zip(issues, answers, strict=True):
+        if (issue.id, "duplicates") in decided:
+            continue
+        candidates = [
+            {"issue_id": pk, "reference": refs[pk][0], "title": refs[pk][1], "score": score}
+            for pk, score in pairs
+            if pk in refs
+        ]
+        top = candidates[0] if candidates else None
+        rows.append(
+            _row(
+                issue.id,
+                "duplicates",
+                index.version,
+                top["reference"] if top else "",
+                top["score"] if top else 0.0,
+                {"candidates": candidates},
+                False,
+            )
+        )
+    return rows
+
+
+# --- triagers' decisions -------------------------------------------------------------------
+
+
+def _valid_label(model_name: str, label: str) -> str:
+    label = (label or "").strip()
+    if model_name not in CORRECTABLE:
+        raise CorrectionError(f"{model_name!r} predictions cannot be corrected")
+    if not label:
+        raise CorrectionError("choose a label")
+    if model_name == "kind" and label not in KIND_LABELS:
+        raise CorrectionError(f"kind is one of {', '.join(KIND_LABELS)}")
+    if model_name == "severity" and label not in SEVERITY_LABELS:
+        raise CorrectionError(f"severity is one of {', '.join(SEVERITY_LABELS)}")
+    if model_name == "component":
+        label = label.lower()
+        if len(label) > 100 or not re.fullmatch(r"[\w .+/-]+", label):
+            raise CorrectionError("a component is a short name (letters, digits, . + / - _)")
+    if model_name == "duplicates":
+        match = REFERENCE.match(label)
+        if (
+            not match
+            or not Issue.objects.filter(
+                repository__full_name__iexact=match.group(1), number=int(match.group(2))
+            ).exists()
+        ):
+            raise CorrectionError("name an existing issue as OWNER/NAME#NUMBER")
+    return label
+
+
+@transaction.atomic
+def prediction_correct(*, issue: Issue, model_name: str, label: str, user) -> PredictionCorrection:
+    """Record a triager's decision (accepting the prediction when `label` equals it)."""
+    label = _valid_label(model_name, label)
+    current = IssuePrediction.objects.filter(issue=issue, model_name=model_name).first()
+    correction = PredictionCorrection.objects.create(
+        issue=issue,
+        model_name=model_name,
+        model_version=current.model_version if current else "",
+        before=current.label if current else "",
+        before_confidence=current.confidence if current else None,
+        after=label,
+        user=user,
+    )
+    evidence = dict(current.evidence) if current and isinstance(current.evidence, dict) else {}
+    evidence["decided_by"] = user.get_username() if user else ""
+    IssuePrediction.objects.update_or_create(
+        issue=issue,
+        model_name=model_name,
+        defaults={
+            "label": label,
+            "confidence": 1.0,
+            "needs_triage": False,
+            "evidence": evidence,
+            "model_version": current.model_version if current else "",
+            "predicted_at": timezone.now(),
+        },
+    )
+    priority.issues_prioritize(ids=[issue.id])
+    return correction
+
+
+# --- training ------------------------------------------------------------------------------
+
+
+@dataclass
+class RetrainReport:
+    reports: list = field(default_factory=list)
+    classified: ClassifyReport | None = None
+
+    def summary(self) -> str:
+        parts = [r.summary() for r in self.reports]
+        if self.classified:
+            parts.append(self.classified.summary())
+        return "; ".join(parts)
+
+
+def classifier_train_from_database(
+    *, model_name: str, force: bool = False, skip_if_unchanged: bool = False
+) -> training.TrainingReport:
+    data = training_data.training_set(model_name=model_name)
+    sources = ", ".join(f"{k} {v}" for k, v in sorted(data.sources.items()))
+    return training.model_train(
+        name=model_name,
+        texts=data.texts,
+        labels=data.labels,
+        source=f"database ({sources})",
+        force=force,
+        skip_if_unchanged=skip_if_unchanged,
+    )
+
+
+def classifiers_retrain(*, force: bool = False) -> RetrainReport:
+    """Retrain every database-trained model (weekly, from beat); unchanged data is skipped."""
+    result = RetrainReport()
+    for name in TRAINED_FROM_DATABASE:
+        try:
+            result.reports.append(
+                classifier_train_from_database(model_name=name, force=force, skip_if_unchanged=True)
+            )
+        except TrainingDataError as exc:
+            result.reports.append(training.TrainingReport(name=name, n_samples=0, reason=str(exc)))
+    return result
+
+
+def demo_train_and_classify() -> RetrainReport:
+    """load_demo's step: train the default models on the demo data's weak labels, classify all."""
+    result = classifiers_retrain()
+    ids = list(Issue.objects.filter(is_pull_request=False).values_list("id", flat=True))
+    result.classified = issues_classify(ids=ids)
+    return result

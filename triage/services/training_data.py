@@ -1,0 +1,221 @@
+"""Training sets from the database: weak labels from labels, title prefixes and issue forms,
+outranked by maintainers' corrections.
+
+Label maps are per repository ("OWNER/NAME") with "*" for all; settings.CLASSIFIER_LABEL_MAPS is
+merged over DEFAULT_LABEL_MAPS. Component classes come from the data: labels named
+"project: X", the component labels listed for a repository, the issue form's
+"### ROCm Component" section, a "[X]" title prefix, and a repository's own component
+(ROCm/HIP is HIP); maintainers' corrections can add new ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db.models import Prefetch
+
+from classifiers.extraction import issue_form_sections
+from classifiers.registry import model_class
+from classifiers.severity import severity_signal
+from triage.models import Issue, Label, PredictionCorrection
+
+DEFAULT_LABEL_MAPS: dict[str, dict[str, dict[str, str]]] = {
+    "kind": {
+        "*": {
+            "bug": "bug",
+            "type: bug": "bug",
+            "kind/bug": "bug",
+            "feature request": "feature",
+            "feature": "feature",
+            "enhancement": "feature",
+            "type: feature": "feature",
+            "question": "question",
+            "type: question": "question",
+            "documentation": "docs",
+            "docs": "docs",
+            "type: docs": "docs",
+            "performance": "performance",
+            "perf": "performance",
+        },
+    },
+    "kind_title_prefix": {
+        "*": {
+            "[issue]": "bug",
+            "[bug]": "bug",
+            "[feature]": "feature",
+            "[feature request]": "feature",
+            "[documentation]": "docs",
+            "[docs]": "docs",
+            "[question]": "question",
+            "[performance]": "performance",
+        },
+    },
+    "component": {
+        "*": {},
+        "ROCm/ROCm": {
+            "rocblas": "rocblas",
+            "miopen": "miopen",
+            "rccl": "rccl",
+            "hipblaslt": "hipblaslt",
+            "driver": "driver",
+            "installation": "installation",
+        },
+    },
+    # a repository that is one component
+    "component_repository": {
+        "ROCm/HIP": {"*": "hip"},
+        "triton-lang/triton": {"*": "triton"},
+        "pytorch/pytorch": {"*": "pytorch"},
+        "ROCm/composable_kernel": {"*": "composable_kernel"},
+    },
+}
+PROJECT_LABEL = re.compile(r"^(?:project|component|area):\s*(.+)$", re.I)
+TITLE_PREFIX = re.compile(r"^\s*(\[[^\]]{2,40}\]):?")
+NOT_COMPONENTS = {
+    "issue",
+    "bug",
+    "feature",
+    "documentation",
+    "docs",
+    "question",
+    "amd",
+    "nvidia",
+    "feature request",
+    "performance",
+    "rfc",
+    "wip",
+    "draft",
+}
+
+
+def label_maps() -> dict:
+    maps = {
+        name: {repo: dict(m) for repo, m in per.items()} for name, per in DEFAULT_LABEL_MAPS.items()
+    }
+    for name, per in getattr(settings, "CLASSIFIER_LABEL_MAPS", {}).items():
+        for repo, mapping in per.items():
+            maps.setdefault(name, {}).setdefault(repo, {}).update(
+                {k.lower(): v for k, v in mapping.items()}
+            )
+    return maps
+
+
+def _mapping(maps: dict, name: str, repo: str) -> dict[str, str]:
+    per = maps.get(name, {})
+    merged = {k.lower(): v for k, v in per.get("*", {}).items()}
+    merged.update({k.lower(): v for k, v in per.get(repo, {}).items()})
+    return merged
+
+
+def kind_weak_label(issue: Issue, maps: dict) -> tuple[str, str]:
+    repo = issue.repository.full_name
+    by_label = _mapping(maps, "kind", repo)
+    for label in issue.labels.all():
+        if label.name_key in by_label:
+            return by_label[label.name_key], f"label {label.name}"
+    prefix = TITLE_PREFIX.match(issue.title or "")
+    if prefix:
+        key = prefix.group(1).lower()
+        by_prefix = _mapping(maps, "kind_title_prefix", repo)
+        if key in by_prefix:
+            return by_prefix[key], f"title prefix {prefix.group(1)}"
+    return "", ""
+
+
+def component_weak_label(issue: Issue, maps: dict) -> tuple[str, str]:
+    repo = issue.repository.full_name
+    listed = _mapping(maps, "component", repo)
+    for label in issue.labels.all():
+        project = PROJECT_LABEL.match(label.name)
+        if project:
+            return project.group(1).strip().lower(), f"label {label.name}"
+        if label.name_key in listed:
+            return listed[label.name_key], f"label {label.name}"
+    form = issue_form_sections(issue.body).get("rocm component", "")
+    if form:
+        return form.splitlines()[0].strip().lower()[:100], "issue form ROCm Component"
+    prefix = TITLE_PREFIX.match(issue.title or "")
+    if prefix:
+        name = prefix.group(1)[1:-1].strip().lower()
+        if name not in NOT_COMPONENTS:
+            return name, f"title prefix {prefix.group(1)}"
+    whole = _mapping(maps, "component_repository", repo).get("*")
+    if whole:
+        return whole, f"repository {repo}"
+    return "", ""
+
+
+def severity_weak_label(issue: Issue, maps: dict) -> tuple[str, str]:
+    signal, severity = severity_signal(f"{issue.title}\n{issue.body}")
+    return severity, f"rule: {signal}"
+
+
+WEAK_LABELLERS = {
+    "kind": kind_weak_label,
+    "component": component_weak_label,
+    "severity": severity_weak_label,
+}
+
+
+@dataclass
+class TrainingSet:
+    model_name: str
+    texts: list[str] = field(default_factory=list)
+    labels: list = field(default_factory=list)
+    issue_ids: list[int] = field(default_factory=list)
+    sources: Counter = field(default_factory=Counter)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+def latest_corrections(model_name: str) -> dict[int, str]:
+    """{issue id: label} of the latest decision per issue (accepting counts as confirming)."""
+    latest: dict[int, str] = {}
+    rows = PredictionCorrection.objects.filter(model_name=model_name).order_by("created_at", "id")
+    for issue_id, after in rows.values_list("issue_id", "after"):
+        latest[issue_id] = after
+    return latest
+
+
+def _issues():
+    return (
+        Issue.objects.filter(is_pull_request=False, deleted_at__isnull=True)
+        .select_related("repository")
+        .prefetch_related(Prefetch("labels", queryset=Label.objects.only("name", "name_key")))
+        .only("id", "title", "body", "repository__full_name")
+        .order_by("id")
+    )
+
+
+def training_set(*, model_name: str) -> TrainingSet:
+    cls = model_class(model_name)
+    result = TrainingSet(model_name=model_name)
+    if not getattr(cls, "needs_labels", True):  # the duplicates index: every issue, by id
+        for issue in _issues().iterator(chunk_size=2000):
+            result.texts.append(cls.text_of({"title": issue.title, "body": issue.body}))
+            result.labels.append(issue.id)
+            result.issue_ids.append(issue.id)
+        result.sources["issues"] = len(result.texts)
+        return result
+    labeller = WEAK_LABELLERS.get(model_name)
+    if labeller is None:
+        raise ValueError(f"{model_name} has no training data in the database; use --csv")
+    maps = label_maps()
+    corrected = latest_corrections(model_name)
+    for issue in _issues().iterator(chunk_size=2000):
+        if issue.id in corrected:
+            label, source = corrected[issue.id], "correction"
+        else:
+            label, source = labeller(issue, maps)
+            source = source.split(" ", 1)[0] if source else source
+        if not label:
+            continue
+        result.texts.append(cls.text_of({"title": issue.title, "body": issue.body}))
+        result.labels.append(label)
+        result.issue_ids.append(issue.id)
+        result.sources[source] += 1
+    return result
