@@ -1,0 +1,134 @@
+"""X ingestion through the real tweepy client, against our X API v2 emulator."""
+
+from __future__ import annotations
+
+import io
+import logging
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from tests.fakes.x_api import XEmulator
+from triage.models import Post, SavedSearch, XAuthor
+from triage.services import social
+from triage.sources.x import XRateLimited
+
+pytestmark = pytest.mark.django_db
+
+TOKEN = "x-bearer-secret-token-123"
+
+
+@pytest.fixture
+def x_api(settings):
+    with XEmulator(bearer_token=TOKEN) as emu:
+        settings.X_API_URL = emu.url
+        settings.X_BEARER_TOKEN = TOKEN
+        yield emu
+
+
+@pytest.fixture
+def sucks():
+    return SavedSearch.objects.create(name="ROCm sucks", query='"ROCm sucks" -is:retweet')
+
+
+def test_it_fetches_every_matching_post_once_in_pages_of_100(x_api, sucks):
+    x_api.add_user("angry_dev", followers=120)
+    for n in range(230):
+        x_api.add_post(f"ROCm sucks, attempt {n} to run on MI300X", username="angry_dev")
+    x_api.add_post("ROCm is fine actually", username="angry_dev")
+    x_api.add_post("RT ROCm sucks", username="angry_dev", retweet_of="1")
+
+    report = social.saved_search_sync(search=sucks)
+
+    assert report.created == 230
+    assert report.requests == 3
+    assert Post.objects.count() == 230
+    assert XAuthor.objects.get().username == "angry_dev"
+    searches = [r for r in x_api.requests if r["path"].endswith("/search/recent")]
+    assert all(r["query"]["max_results"] == "100" for r in searches)
+    assert "author_id" in searches[0]["query"]["expansions"]
+
+
+def test_a_second_sync_fetches_only_newer_posts(x_api, sucks):
+    for n in range(5):
+        x_api.add_post(f"ROCm sucks #{n}")
+    social.saved_search_sync(search=sucks)
+    x_api.clear_log()
+
+    sucks.refresh_from_db()
+    watermark = sucks.since_id
+    assert watermark == str(max(Post.objects.values_list("x_id", flat=True)))
+    x_api.add_post("ROCm sucks, still")
+    report = social.saved_search_sync(search=sucks)
+
+    assert x_api.requests[0]["query"]["since_id"] == watermark
+    assert report.created == 1 and report.fetched == 1
+    assert Post.objects.count() == 6
+
+
+def test_a_post_matched_by_two_searches_is_stored_once_with_both(x_api, sucks):
+    hang = SavedSearch.objects.create(name="hangs", query="ROCm hang -is:retweet")
+    x_api.add_post("ROCm sucks: MI300X hang in all_reduce, ROCm 7.0.2")
+    social.saved_search_sync(search=sucks)
+    social.saved_search_sync(search=hang)
+    post = Post.objects.get()
+    assert set(post.searches.values_list("name", flat=True)) == {"ROCm sucks", "hangs"}
+
+
+def test_a_429_raises_with_the_reset_time_and_keeps_the_watermark(x_api, sucks):
+    for n in range(150):
+        x_api.add_post(f"ROCm sucks {n}")
+    x_api.inject_fault(429, after_requests=1, reset_in=30)
+    with pytest.raises(XRateLimited) as raised:
+        social.saved_search_sync(search=sucks)
+    assert 20 < raised.value.seconds_to_wait() <= 32
+    sucks.refresh_from_db()
+    assert sucks.since_id == "", "the watermark moves only when the whole run is committed"
+    assert Post.objects.count() == 100
+    social.saved_search_sync(search=sucks)
+    assert Post.objects.count() == 150
+
+
+def test_the_monthly_budget_stops_a_search(x_api, sucks):
+    sucks.monthly_budget = 100
+    sucks.save()
+    for n in range(150):
+        x_api.add_post(f"ROCm sucks {n}")
+    social.saved_search_sync(search=sucks)
+    sucks.refresh_from_db()
+    assert sucks.posts_this_month == 100
+    with pytest.raises(social.BudgetExhausted):
+        social.saved_search_sync(search=sucks)
+
+
+def test_the_bearer_token_never_reaches_a_log_line(x_api, sucks, caplog):
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="tweepy.client")  # restored after the test
+    x_api.add_post("ROCm sucks")
+    social.saved_search_sync(search=sucks)
+    assert "Making API request" in caplog.text, "tweepy logged its request headers at DEBUG"
+    assert "Bearer [redacted]" in caplog.text
+    assert TOKEN not in caplog.text
+
+
+def test_sync_x_seeds_the_default_searches(x_api):
+    x_api.add_post("ROCm sucks on Strix Halo")
+    out = io.StringIO()
+    call_command("sync_x", stdout=out)
+    assert SavedSearch.objects.count() == 4
+    assert Post.objects.count() == 1
+    assert "ROCm sucks: fetched 1" in out.getvalue()
+
+
+def test_sync_x_with_a_query(x_api):
+    x_api.add_post("hipErrorNoBinaryForGpu on my 7900 XTX")
+    call_command("sync_x", "--query", "hipErrorNoBinaryForGpu", stdout=io.StringIO())
+    assert SavedSearch.objects.get().query == "hipErrorNoBinaryForGpu"
+    assert Post.objects.count() == 1
+
+
+def test_sync_x_without_a_token_says_so(settings):
+    settings.X_BEARER_TOKEN = ""
+    with pytest.raises(CommandError):
+        call_command("sync_x", stdout=io.StringIO(), stderr=io.StringIO())

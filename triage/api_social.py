@@ -1,0 +1,97 @@
+"""REST API for X posts: GET /api/posts/."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers
+
+from triage import selectors_social
+from triage.models import Post, PostIssueLink, SavedSearch
+
+
+class PostListQuerySerializer(serializers.Serializer):
+    search = serializers.PrimaryKeyRelatedField(
+        queryset=SavedSearch.objects.all(), required=False, help_text="saved search id"
+    )
+    sentiment = serializers.ChoiceField(
+        choices=selectors_social.SENTIMENTS, required=False, allow_blank=True
+    )
+    since = serializers.DateTimeField(required=False, help_text="ISO 8601; posts created since")
+    component = serializers.CharField(required=False, max_length=100)
+
+
+class PostSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="x_id")
+    author = serializers.CharField(source="author.username", default=None)
+    url = serializers.CharField()
+    linked_issues = serializers.SerializerMethodField()
+    searches = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Post
+        fields = [
+            "id",
+            "text",
+            "author",
+            "created_at",
+            "lang",
+            "sentiment",
+            "sentiment_confidence",
+            "mentions",
+            "url",
+            "linked_issues",
+            "searches",
+        ]
+
+    def get_linked_issues(self, post) -> list[dict]:
+        return [
+            {
+                "issue": f"{link.issue.repository.full_name}#{link.issue.number}",
+                "kind": link.kind,
+                "status": link.status,
+                "score": link.score,
+            }
+            for link in post.issue_links.all()
+        ]
+
+    def get_searches(self, post) -> list[str]:
+        return [search.name for search in post.searches.all()]
+
+
+class PostSummarySerializer(PostSerializer):
+    class Meta(PostSerializer.Meta):
+        fields = ["id", "text", "author", "created_at", "sentiment", "url"]
+
+
+class LinkedPostSerializer(serializers.ModelSerializer):
+    post = PostSummarySerializer()
+
+    class Meta:
+        model = PostIssueLink
+        fields = ["kind", "status", "score", "post"]
+
+
+class PostListView(generics.ListAPIView):
+    serializer_class = PostSerializer
+
+    def get_queryset(self):
+        query = PostListQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        return selectors_social.post_list(
+            search_id=data["search"].pk if data.get("search") else None,
+            sentiment=data.get("sentiment", ""),
+            since=data.get("since"),
+            component=data.get("component", ""),
+        )
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("search", int, description="saved search id"),
+            OpenApiParameter("sentiment", str, enum=selectors_social.SENTIMENTS),
+            OpenApiParameter("since", str, description="ISO 8601 date-time"),
+            OpenApiParameter("component", str),
+            OpenApiParameter("page", int),
+        ],
+        summary="X posts, newest first, with their sentiment, searches and linked issues",
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)

@@ -1,0 +1,45 @@
+"""python manage.py sync_x [--query Q]: fetch X posts of the saved searches now."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from triage.models import SavedSearch
+from triage.services import social
+from triage.sources.x import XError, XRateLimited
+
+
+class Command(BaseCommand):
+    help = (
+        "Fetch recent X posts for every enabled saved search (seeding the default searches "
+        "first), or for one query with --query (saved as a search if new)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--query", help="an X API v2 query, e.g. '\"ROCm sucks\" -is:retweet'")
+
+    def handle(self, *args, **options):
+        if options["query"]:
+            query = options["query"].strip()
+            if not query or len(query) > 512:
+                raise CommandError("--query must be 1 to 512 characters")
+            search, _ = SavedSearch.objects.get_or_create(
+                query=query, defaults={"name": query[:100]}
+            )
+            searches = [search]
+        else:
+            social.saved_searches_seed()
+            searches = list(SavedSearch.objects.filter(enabled=True))
+        failed = False
+        for search in searches:
+            try:
+                report = social.saved_search_sync(search=search)
+            except XRateLimited as exc:
+                raise CommandError(f"{search.name}: {exc}; run again after it") from exc
+            except (XError, social.BudgetExhausted) as exc:
+                self.stderr.write(f"{search.name}: {exc}")
+                failed = True
+                continue
+            self.stdout.write(report.summary())
+        if failed:
+            raise CommandError("some searches failed (see above)")

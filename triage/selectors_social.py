@@ -1,0 +1,92 @@
+"""Reads about X posts for the dashboard and the API."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from django.db.models import Count, Prefetch, QuerySet
+from django.db.models.functions import TruncDate
+
+from triage.models import Issue, Post, PostIssueLink, SavedSearch, Spike
+
+SENTIMENTS = [choice for choice, _ in Post.Sentiment.choices]
+
+
+def post_list(
+    *,
+    search_id: int | None = None,
+    sentiment: str = "",
+    component: str = "",
+    since: datetime | None = None,
+    q: str = "",
+    linked: bool | None = None,
+) -> QuerySet[Post]:
+    posts = Post.objects.select_related("author").prefetch_related(
+        "searches",
+        Prefetch(
+            "issue_links",
+            queryset=PostIssueLink.objects.exclude(status=PostIssueLink.Status.REJECTED)
+            .select_related("issue__repository")
+            .order_by("-score"),
+        ),
+    )
+    if search_id:
+        posts = posts.filter(searches__id=search_id)
+    if sentiment:
+        posts = posts.filter(sentiment=sentiment)
+    if component:
+        posts = posts.filter(component_tags__contains=f"|{component}|")
+    if since:
+        posts = posts.filter(created_at__gte=since)
+    if q:
+        posts = posts.filter(text__icontains=q)
+    if linked is not None:
+        confirmed = PostIssueLink.objects.filter(status=PostIssueLink.Status.CONFIRMED)
+        posts = (
+            posts.filter(pk__in=confirmed.values("post_id"))
+            if linked
+            else posts.exclude(pk__in=confirmed.values("post_id"))
+        )
+    return posts.order_by("-created_at", "-x_id")
+
+
+def saved_searches() -> QuerySet[SavedSearch]:
+    return SavedSearch.objects.annotate(post_count=Count("posts")).order_by("name")
+
+
+def recent_spikes(limit: int = 10) -> QuerySet[Spike]:
+    return Spike.objects.select_related("search").order_by("-hour")[:limit]
+
+
+def posts_per_day_by_sentiment(*, search: SavedSearch, days: int = 30, end: datetime) -> dict:
+    """{"days": [...], "series": {sentiment: [counts]}, "spikes": [day, ...]} for a chart."""
+    start = (end - timedelta(days=days - 1)).date()
+    rows = (
+        Post.objects.filter(searches=search, created_at__date__gte=start)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day", "sentiment")
+        .annotate(n=Count("id"))
+    )
+    counts: dict = defaultdict(lambda: defaultdict(int))
+    for day, sentiment, n in rows:
+        counts[sentiment or "unknown"][day] += n
+    day_list = [start + timedelta(days=i) for i in range(days)]
+    series = {
+        name: [counts[name].get(day, 0) for day in day_list]
+        for name in [*SENTIMENTS, "unknown"]
+        if counts.get(name)
+    }
+    spike_days = sorted(
+        {s.hour.date().isoformat() for s in search.spikes.filter(hour__date__gte=start)}
+    )
+    return {"days": [d.isoformat() for d in day_list], "series": series, "spikes": spike_days}
+
+
+def issue_linked_posts(issue: Issue) -> list[PostIssueLink]:
+    return list(
+        PostIssueLink.objects.filter(issue=issue)
+        .exclude(status=PostIssueLink.Status.REJECTED)
+        .select_related("post__author")
+        .order_by("status", "-post__created_at")
+    )
