@@ -1,0 +1,145 @@
+"""Renderers of the readiness report and the release notes: the same dict, the same bytes."""
+
+from __future__ import annotations
+
+import json
+
+from django.template.loader import render_to_string
+
+FORMATS = ("md", "json", "html")
+
+
+def report_json(report: dict) -> str:
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _issue_line(row: dict) -> str:
+    extra = []
+    if row.get("architectures"):
+        extra.append(", ".join(row["architectures"]))
+    if row.get("component"):
+        extra.append(row["component"])
+    tail = f" ({'; '.join(extra)})" if extra else ""
+    return f"- [{row['reference']}]({row['url']}) {_md(row['title'])}{tail}"
+
+
+def _md(text: str) -> str:
+    """Issue text is untrusted: escape what Markdown or HTML would interpret."""
+    for char in "\\`*_[]<>|#":
+        text = text.replace(char, "\\" + char)
+    return " ".join(text.split())
+
+
+def report_markdown(report: dict) -> str:
+    d = report["dates"]
+    lines = [
+        f"# Readiness of {report['series']} {report['label']}: {report['verdict']}",
+        "",
+        f"As of {report['as_of']} · phase {report['phase']} · branch cut {d['branch_cut']} · "
+        f"code freeze {d['code_freeze']} · RC {d['rc']} · release {d['release']} "
+        f"({d['time_zone']})",
+        "",
+        "## Verdict",
+        "",
+        *[f"- {reason}" for reason in report["reasons"]],
+        *[f"- note: {note}" for note in report["notes"]],
+        "",
+        "## Counts",
+        "",
+        "| | |",
+        "| --- | ---: |",
+        *[
+            f"| {name.replace('_', ' ')} | {value} |"
+            for name, value in sorted(report["counts"].items())
+        ],
+    ]
+    for title, key in (
+        ("Open blockers", "open_blockers"),
+        ("Open regressions", "open_regressions"),
+        ("Open critical and high", "open_critical_high"),
+        ("Known issues", "known_issues"),
+    ):
+        lines += ["", f"## {title}", ""]
+        lines += [_issue_line(row) for row in report[key]] or ["None."]
+    lines += ["", "## Pending backports", ""]
+    lines += [
+        f"- [{b['issue']}]({b['url']}) {_md(b['title'])}: {b['state']}"
+        + (" (automatic)" if b["automatic"] else "")
+        for b in report["pending_backports"]
+    ] or ["None."]
+    lines += ["", "## Release-branch merges with no issue or backport", ""]
+    lines += [
+        f"- [{m['pull_request']}]({m['url']}) {_md(m['title'])} into `{m['base_ref']}`"
+        for m in report["unlinked_release_merges"]
+    ] or ["None."]
+    lines += ["", "## Fixed issues", ""]
+    for row in report["fixed"]:
+        lines.append(_issue_line(row))
+        for link in row["chain"]:
+            lines.append(
+                f"  - {link['pull_request']} → {(link['merge_commit'] or 'not merged')[:12]} "
+                f"on `{link['base_ref']}` → {link['train'] or 'no train'} ({link['source']})"
+            )
+        if row["verification"]:
+            states = ", ".join(f"{a}: {s}" for a, s in sorted(row["verification"].items()))
+            lines.append(f"  - verification: {states}")
+    if not report["fixed"]:
+        lines.append("None.")
+    lines += ["", "## GPU architectures", ""]
+    if report["gpu_matrix"]:
+        lines += [
+            "| architecture | open blockers | open regressions | fixes | verified fixes |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
+        lines += [
+            f"| {r['arch']} | {r['open_blockers']} | {r['open_regressions']} | {r['fixes']} | "
+            f"{r['verified_fixes']} |"
+            for r in report["gpu_matrix"]
+        ]
+    else:
+        lines.append("None.")
+    return "\n".join(lines) + "\n"
+
+
+def report_html(report: dict) -> str:
+    return render_to_string("releases/readiness_document.html", {"report": report})
+
+
+def report_render(report: dict, fmt: str) -> str:
+    if fmt == "json":
+        return report_json(report)
+    if fmt == "md":
+        return report_markdown(report)
+    if fmt == "html":
+        return report_html(report)
+    raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+
+
+def release_notes_markdown(report: dict, *, product: str = "ROCm") -> str:
+    """ "Resolved issues" and "Known issues" in the shape of ROCm's release notes."""
+    lines = [f"## {product} {report['label']}", "", "### Resolved issues", ""]
+    for row in report["fixed"]:
+        lines += _note(row, verified=bool(row["verified_architectures"]))
+    if not report["fixed"]:
+        lines += ["No resolved issues.", ""]
+    lines += ["### Known issues", ""]
+    for row in report["known_issues"] + [
+        r for r in report["open_regressions"] if r not in report["known_issues"]
+    ]:
+        lines += _note(row, verified=False)
+    if not report["known_issues"] and not report["open_regressions"]:
+        lines += ["No known issues.", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _note(row: dict, *, verified: bool) -> list[str]:
+    details = []
+    if row.get("architectures"):
+        details.append("Affected GPUs: " + ", ".join(row["architectures"]) + ".")
+    if row.get("component"):
+        details.append(f"Component: {_md(row['component'])}.")
+    if verified:
+        details.append("Fix verified on " + ", ".join(row["verified_architectures"]) + ".")
+    number = row["reference"].rsplit("#", 1)[1]
+    details.append(f"See [GitHub issue #{number}]({row['url']}).")
+    return [f"* **{_md(row['title'])}**. " + " ".join(details), ""]

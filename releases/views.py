@@ -1,0 +1,74 @@
+"""Dashboard pages of releases: thin, one selector or service each."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+from releases import calendar, selectors
+from releases.readiness import readiness_build
+from releases.report_formats import release_notes_markdown
+
+
+@login_required
+def train_timeline(request):
+    series_list = selectors.series_all()
+    now = timezone.now()
+    timelines = []
+    for series in series_list:
+        past, current, after = calendar.trains_window(series.spec(), now, past=4, upcoming=3)
+        position = None
+        if current is not None:
+            previous = (
+                past[-1].release
+                if past
+                else current.release - timezone.timedelta(days=series.cadence_days)
+            )
+            span = (current.release - previous).days or 1
+            position = round(100 * (selectors.today_in(series, now) - previous).days / span)
+        timelines.append(
+            {
+                "series": series,
+                "past": past,
+                "current": current,
+                "after": after,
+                "position": position,
+            }
+        )
+    return render(request, "releases/timeline.html", {"timelines": timelines, "today": now.date()})
+
+
+@login_required
+def train_detail(request, version: str):
+    series = selectors.series_get(request.GET.get("series", ""))
+    train = selectors.train_get(series, version)
+    report = readiness_build(
+        series=series, version=train.version, as_of=selectors.today_in(series, timezone.now())
+    )
+    return render(
+        request,
+        "releases/train_detail.html",
+        {
+            "series": series,
+            "train": train,
+            "report": report,
+            "backports": selectors.backports_of_train(series, train.version),
+        },
+    )
+
+
+@login_required
+def release_notes(request, version: str):
+    series = selectors.series_get(request.GET.get("series", ""))
+    train = selectors.train_get(series, version)
+    report = readiness_build(
+        series=series, version=train.version, as_of=selectors.today_in(series, timezone.now())
+    )
+    text = release_notes_markdown(report, product=series.title or series.name)
+    if request.GET.get("download"):
+        response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="release-notes-{train.label}.md"'
+        return response
+    return render(request, "releases/notes.html", {"series": series, "train": train, "notes": text})

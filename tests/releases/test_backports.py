@@ -1,0 +1,102 @@
+from datetime import UTC, datetime
+
+import pytest
+from django.contrib.auth.models import Group
+
+from releases.models import Backport
+from releases.services.backports import (
+    BackportError,
+    NotReleaseManager,
+    backport_approve,
+    backport_nominate,
+    backport_reject,
+    backports_after_links,
+)
+from releases.services.fixes import fix_link_add, fix_links_sync
+from releases.services.targets import target_set
+
+
+@pytest.fixture
+def manager(django_user_model):
+    user = django_user_model.objects.create_user(username="rm", password="pw-rm-12345")
+    user.groups.add(Group.objects.get_or_create(name="release managers")[0])
+    return user
+
+
+def test_a_release_manager_approves(make, series, manager):
+    backport = backport_nominate(issue=make.issue(), series=series, version="7.8.0")
+    backport = backport_approve(backport=backport, user=manager)
+    assert (backport.state, backport.decided_by) == ("approved", manager)
+
+
+def test_someone_else_may_not_approve_or_reject(make, series, user):
+    backport = backport_nominate(issue=make.issue(), series=series, version="7.8", user=user)
+    with pytest.raises(NotReleaseManager):
+        backport_approve(backport=backport, user=user)
+    with pytest.raises(NotReleaseManager):
+        backport_reject(backport=backport, user=user)
+    backport.refresh_from_db()
+    assert backport.state == "nominated"
+
+
+def test_a_rejected_backport_cannot_be_approved(make, series, manager):
+    backport = backport_nominate(issue=make.issue(), series=series, version="7.8")
+    backport_reject(backport=backport, user=manager)
+    with pytest.raises(BackportError, match="rejected"):
+        backport_approve(backport=backport, user=manager)
+
+
+def test_nominating_an_unknown_train_fails(make, series):
+    with pytest.raises(BackportError):
+        backport_nominate(issue=make.issue(), series=series, version="6.1")
+
+
+def test_a_release_branch_fix_merges_the_approved_backport(make, series, manager):
+    issue = make.issue(number=1)
+    backport = backport_approve(
+        backport=backport_nominate(issue=issue, series=series, version="7.8"), user=manager
+    )
+    pr = make.pull_request(
+        number=2,
+        body="cherry-pick",
+        merged=True,
+        base_ref="release/rocm-rel-7.8",
+        merged_at=datetime(2026, 11, 1, tzinfo=UTC),
+    )
+    fix_link_add(issue=issue, pull_request=pr, user=manager)
+    backport.refresh_from_db()
+    assert (backport.state, backport.merged_pull_request) == ("merged", pr)
+
+
+def test_an_urgent_regression_is_nominated_for_the_cut_trains(make, series):
+    make.issue(number=1, labels=["regression", "priority: high"])
+    pr = make.pull_request(
+        number=2,
+        body="Fixes #1",
+        merged=True,
+        base_ref="develop",
+        merged_at=datetime(2026, 12, 12, tzinfo=UTC),  # after 7.9's cut: ships in 7.10
+    )
+    fix_links_sync(pull_request=pr)
+    backports_after_links(pull_request=pr, now=datetime(2026, 12, 15, tzinfo=UTC))
+    backport = Backport.objects.get()
+    assert (backport.train_version, backport.state, backport.automatic) == (
+        "7.9",
+        "nominated",
+        True,
+    )
+
+
+def test_a_plain_bug_is_not_nominated(make, series):
+    make.issue(number=1, labels=["bug"])
+    target_set(issue=make.issue(number=3), series=series, flags=["regression"])  # not urgent
+    pr = make.pull_request(
+        number=2,
+        body="Fixes #1, fixes #3",
+        merged=True,
+        base_ref="develop",
+        merged_at=datetime(2026, 12, 12, tzinfo=UTC),
+    )
+    fix_links_sync(pull_request=pr)
+    backports_after_links(pull_request=pr, now=datetime(2026, 12, 15, tzinfo=UTC))
+    assert not Backport.objects.exists()
