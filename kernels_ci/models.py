@@ -1,1 +1,164 @@
-"""Models of kernels_ci: filled in by the issues that build this app."""
+"""Repro cases (a reproducer extracted from an issue), their runs, and the runners that run them.
+
+A case runs only when `approved_sha256` equals the sha256 of its current script: approval is of
+one exact script, and an edited issue (a new script) needs a new approval.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+def script_sha256(script: str) -> str:
+    return hashlib.sha256(script.encode("utf-8")).hexdigest()
+
+
+class Symptom(models.TextChoices):
+    WRONG_RESULT = "wrong_result", "wrong result"
+    CRASH = "crash"
+    HANG = "hang"
+    COMPILE_ERROR = "compile_error", "compile error"
+    UNKNOWN = "unknown"
+
+
+class ReproCase(models.Model):
+    class Language(models.TextChoices):
+        PYTHON = "python"
+        HIP = "hip", "HIP C++"
+        NONE = "", "none found"
+
+    issue = models.OneToOneField(
+        "triage.Issue", on_delete=models.CASCADE, related_name="repro_case"
+    )
+    script = models.TextField(blank=True, default="")
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    language = models.CharField(max_length=16, choices=Language.choices, blank=True, default="")
+    uses_triton = models.BooleanField(default=False)
+    block_count = models.PositiveIntegerField(default=0, help_text="code blocks in the issue")
+    choice_reason = models.CharField(max_length=255, blank=True, default="")
+    symptom = models.CharField(max_length=16, choices=Symptom.choices, default=Symptom.UNKNOWN)
+    symptom_message = models.TextField(blank=True, default="")
+    environment = models.JSONField(default=dict, blank=True)
+    missing_facts = models.JSONField(default=list, blank=True)
+    backend = models.CharField(max_length=32, blank=True, default="")
+    archs = models.JSONField(default=list, blank=True, help_text="architectures to run on")
+    runs_per_attempt = models.PositiveSmallIntegerField(default=0, help_text="0: the default")
+    timeout_s = models.PositiveIntegerField(default=0, help_text="per run; 0: the default")
+
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    approved_by_login = models.CharField(max_length=100, blank=True, default="")
+    approved_via = models.CharField(max_length=16, blank=True, default="")
+    approved_at = models.DateTimeField(null=True, blank=True)
+    approved_sha256 = models.CharField(max_length=64, blank=True, default="")
+    seen_command_ids = models.JSONField(
+        default=list, blank=True, help_text="GitHub ids of /repro comments already acted on"
+    )
+    extracted_at = models.DateTimeField(default=timezone.now)
+    script_changed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-extracted_at"]
+
+    def __str__(self) -> str:
+        return f"repro case of issue {self.issue_id}"
+
+    @property
+    def has_script(self) -> bool:
+        return bool(self.script)
+
+    @property
+    def is_approved(self) -> bool:
+        return bool(self.script) and self.approved_sha256 == self.sha256
+
+    @property
+    def needs_reapproval(self) -> bool:
+        return bool(self.approved_sha256) and self.approved_sha256 != self.sha256
+
+
+class ReproRun(models.Model):
+    """One attempt of a case on one architecture with one backend: N executions of the script."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        CANCELLED = "cancelled"
+
+    class Outcome(models.TextChoices):
+        REPRODUCED = "reproduced"
+        FLAKY = "flaky"
+        NOT_REPRODUCED = "not_reproduced", "not reproduced"
+        INVALID = "invalid", "invalid reproducer"
+        INFRA_ERROR = "infra_error", "infra error"
+
+    class Purpose(models.TextChoices):
+        REPRO = "repro"
+        VERIFY = "verify", "fix verification"
+        NIGHTLY = "nightly"
+
+    case = models.ForeignKey(ReproCase, on_delete=models.CASCADE, related_name="runs")
+    arch = models.CharField(max_length=16, help_text="gfx arch, or cpu")
+    backend = models.CharField(max_length=32)
+    attempt = models.PositiveIntegerField()
+    purpose = models.CharField(max_length=16, choices=Purpose.choices, default=Purpose.REPRO)
+    queue = models.CharField(max_length=64)
+    script_sha256 = models.CharField(max_length=64)
+    runs_requested = models.PositiveSmallIntegerField(default=5)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True, default="")
+    symptom_runs = models.PositiveSmallIntegerField(default=0)
+    signature = models.CharField(max_length=500, blank=True, default="")
+    signature_hash = models.CharField(max_length=16, blank=True, default="", db_index=True)
+    executions = models.JSONField(default=list, blank=True)
+    log = models.TextField(blank=True, default="", help_text="truncated")
+    assembly = models.TextField(blank=True, default="", help_text="generated amdgcn, truncated")
+    isolation = models.CharField(max_length=255, blank=True, default="")
+    detail = models.TextField(blank=True, default="")
+    runner_name = models.CharField(max_length=255, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    duration_s = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["case", "arch", "backend", "attempt"], name="repro_run_attempt_unique"
+            )
+        ]
+        indexes = [models.Index(fields=["case", "arch", "status"])]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.backend} {self.arch} #{self.attempt})"
+
+    @property
+    def queue_wait_s(self) -> float | None:
+        if self.claimed_at is None:
+            return None
+        return (self.claimed_at - self.created_at).total_seconds()
+
+
+class Runner(models.Model):
+    name = models.CharField(max_length=255, unique=True, help_text="the Celery worker's hostname")
+    arch = models.CharField(max_length=16, default="cpu")
+    rocm_version = models.CharField(max_length=32, blank=True, default="")
+    backends = models.JSONField(default=list, blank=True)
+    queues = models.JSONField(default=list, blank=True)
+    registered_at = models.DateTimeField(default=timezone.now)
+    last_heartbeat_at = models.DateTimeField(null=True, blank=True)
+    healthy = models.BooleanField(default=True)
+    reason = models.TextField(blank=True, default="", help_text="why it is unhealthy")
+    consuming = models.BooleanField(default=True, help_text="takes repro work")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name

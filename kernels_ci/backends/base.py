@@ -1,0 +1,63 @@
+"""What every backend takes and returns."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+from kernels_ci.sandbox import Limits, SandboxResult
+from kernels_ci.signatures import Observation
+
+LAUNCHERS = Path(__file__).resolve().parent / "launchers"
+EXTRA_MISSING = (
+    "the optional 'kernels' extra is missing (triton, numpy, a CPU torch): install it with "
+    "pip install -e '.[kernels]'"
+)
+DEVICE_REWRITES = [
+    (re.compile(r"""device\s*=\s*(['"])(cuda|hip)(:\d+)?\1"""), 'device="cpu"'),
+    (re.compile(r"""torch\.device\(\s*(['"])(cuda|hip)(:\d+)?\1\s*\)"""), 'torch.device("cpu")'),
+    (re.compile(r"""\.to\(\s*(['"])(cuda|hip)(:\d+)?\1\s*\)"""), '.to("cpu")'),
+    (re.compile(r"\.cuda\(\s*\)"), ".cpu()"),
+]
+
+
+@dataclass
+class RunSpec:
+    script: str
+    language: str
+    arch: str
+    timeout_s: float
+
+
+@dataclass
+class Execution:
+    observation: Observation
+    result: SandboxResult
+    assembly: str = ""
+    note: str = ""
+
+
+def limits_for(spec: RunSpec) -> Limits:
+    return Limits(
+        timeout_s=spec.timeout_s,
+        cpu_s=int(spec.timeout_s * 2) + 30,
+        memory_bytes=settings.KERNELS_CI_MEMORY_BYTES,
+        nproc=settings.KERNELS_CI_NPROC,
+        output_bytes=settings.KERNELS_CI_OUTPUT_BYTES,
+    )
+
+
+def rewrite_devices_to_cpu(script: str) -> tuple[str, int]:
+    """GPU device names to `cpu`, line for line (tracebacks keep their line numbers)."""
+    total = 0
+    for pattern, replacement in DEVICE_REWRITES:
+        script, count = pattern.subn(replacement, script)
+        total += count
+    return script, total
+
+
+def launcher(name: str) -> str:
+    return (LAUNCHERS / name).read_text(encoding="utf-8")

@@ -1,0 +1,70 @@
+# Runs inside the sandbox: compiles each @triton.jit kernel the reproducer launches, ahead of
+# time for one AMD target through Triton's HIP backend, without a GPU. Launches are turned into
+# compilations; what the script does after its launches (checking results) is ignored.
+import runpy
+import sys
+import traceback
+
+arch, missing = sys.argv[1], sys.argv[2]
+try:
+    import triton.runtime.jit as jit
+    from triton.backends.compiler import GPUTarget
+    from triton.runtime.driver import driver
+except ImportError as exc:
+    print(f"REPRO-INFRA: {missing} ({exc})", flush=True)
+    sys.exit(3)
+
+WARP = 32 if arch.startswith(("gfx10", "gfx11", "gfx12")) else 64
+
+
+class AheadOfTimeDriver:
+    def get_current_target(self):
+        return GPUTarget("hip", arch, WARP)
+
+    def get_current_device(self):
+        return 0
+
+    def get_current_stream(self, device=None):
+        return 0
+
+    def get_active_torch_device(self):
+        import torch
+
+        return torch.device("cpu")
+
+
+driver.set_active(AheadOfTimeDriver())
+compiled, failed = [], []
+original_run = jit.JITFunction.run
+
+
+def compile_only(self, *args, grid, warmup, **kwargs):
+    try:
+        kernel = original_run(self, *args, grid=grid, warmup=True, **kwargs)
+    except BaseException:
+        failed.append(self.__name__)
+        raise
+    compiled.append((self.__name__, kernel.asm.get("amdgcn", "")))
+    return kernel
+
+
+jit.JITFunction.run = compile_only
+sys.argv = ["repro.py"]
+try:
+    runpy.run_path("repro.py", run_name="__main__")
+except BaseException as exc:
+    if failed or not compiled:
+        raise
+    print(f"after compiling, the script stopped ({type(exc).__name__}); ignored", flush=True)
+    traceback.print_exc(limit=0, file=sys.stdout)
+finally:
+    import os
+
+    os.makedirs("out", exist_ok=True)
+    with open("out/kernels.amdgcn", "w") as out:
+        for name, asm in compiled:
+            out.write(f"; ===== {name} for {arch} =====\n{asm}\n")
+if not compiled:
+    print("REPRO-INVALID: the script launched no @triton.jit kernel", flush=True)
+    sys.exit(4)
+print(f"compiled for {arch}: {', '.join(name for name, _ in compiled)}", flush=True)

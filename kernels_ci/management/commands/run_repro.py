@@ -1,0 +1,85 @@
+"""python manage.py run_repro OWNER/NAME#N [--backend B] [--arch A] [--approve] [--json]
+
+Re-extracts the issue's reproducer, optionally approves it (as you, on the command line), runs
+one attempt per architecture now, in this process and in the sandbox, and prints the outcome.
+"""
+
+import json
+import socket
+
+from django.core.management.base import BaseCommand, CommandError
+
+from kernels_ci import selectors
+from kernels_ci.backends import REGISTRY
+from kernels_ci.services.cases import NoReproducer, case_approve, case_refresh
+from kernels_ci.services.runs import RunRequestError, run_execute, runs_queue
+from triage.models import Issue
+
+
+class Command(BaseCommand):
+    help = "Run an issue's approved reproducer now and print the outcome."
+
+    def add_arguments(self, parser):
+        parser.add_argument("issue", help="OWNER/NAME#N")
+        parser.add_argument("--backend", choices=list(REGISTRY))
+        parser.add_argument("--arch", action="append", help="gfx942, ... (repeatable)")
+        parser.add_argument("--runs", type=int, help="executions per attempt (default 5)")
+        parser.add_argument("--approve", action="store_true", help="approve the current script")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+
+    def handle(self, *args, **options):
+        parsed = selectors.parse_issue_reference(options["issue"])
+        if parsed is None:
+            raise CommandError(f"{options['issue']!r} is not OWNER/NAME#N")
+        issue = Issue.objects.filter(
+            repository__full_name__iexact=parsed[0], number=parsed[1], deleted_at__isnull=True
+        ).first()
+        if issue is None:
+            raise CommandError(f"no issue {options['issue']}: sync the repository first")
+        case = case_refresh(issue=issue)
+        if case is None or not case.script:
+            raise CommandError(
+                f"{issue.reference} has no reproducer (no Triton, torch or HIP block)"
+            )
+        try:
+            if options["approve"]:
+                case_approve(case=case, login=f"cli:{socket.gethostname()}", via="command")
+            runs = runs_queue(
+                case=case,
+                archs=options["arch"],
+                backend=options["backend"],
+                runs=options["runs"],
+                dispatch=False,
+            )
+        except (NoReproducer, RunRequestError) as exc:
+            raise CommandError(f"{exc} (pass --approve to approve the current script)") from exc
+        results = [run_execute(run_id=run.pk, runner_name="run_repro") for run in runs]
+        rows = [
+            {
+                "issue": issue.reference,
+                "arch": run.arch,
+                "backend": run.backend,
+                "attempt": run.attempt,
+                "status": run.status,
+                "outcome": run.outcome,
+                "symptom": case.symptom,
+                "symptom_runs": run.symptom_runs,
+                "runs": run.runs_requested,
+                "signature": run.signature,
+                "duration_s": run.duration_s,
+                "detail": run.detail,
+            }
+            for run in results
+            if run is not None
+        ]
+        if options["json"]:
+            self.stdout.write(json.dumps(rows, indent=2))
+            return
+        for row in rows:
+            self.stdout.write(
+                f"{row['issue']} {row['backend']} {row['arch']} attempt {row['attempt']}: "
+                f"{row['outcome'] or row['status']} ({row['symptom_runs']}/{row['runs']} showed "
+                f"{row['symptom']}) in {row['duration_s']} s"
+                + (f"\n  signature: {row['signature']}" if row["signature"] else "")
+                + f"\n  {row['detail']}"
+            )

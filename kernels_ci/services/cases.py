@@ -1,0 +1,161 @@
+"""Repro cases: extraction from an issue, approval, and `/repro` comments."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from kernels_ci.backends import REGISTRY
+from kernels_ci.extraction import extract
+from kernels_ci.models import ReproCase, script_sha256
+from triage.models import Comment, Issue
+
+logger = logging.getLogger(__name__)
+
+REPRO_COMMAND_RE = re.compile(r"^[ \t]*/repro\b(?P<args>[^\n]*)", re.M)
+TRUSTED_ASSOCIATIONS = {"COLLABORATOR", "MEMBER", "OWNER"}
+
+
+class NoReproducer(ValueError):
+    pass
+
+
+@dataclass
+class RefreshReport:
+    cases: int = 0
+    approved: list[int] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    queued_runs: list[int] = field(default_factory=list)
+
+
+def case_refresh(*, issue: Issue) -> ReproCase | None:
+    """Extract the case from the issue as it is now; None when it has no reproducer (and no case).
+
+    A changed script keeps its old approval on record, which no longer matches: it needs a new one.
+    """
+    found = extract(title=issue.title, body=issue.body)
+    case = ReproCase.objects.filter(issue=issue).first()
+    if case is None and not found.script:
+        return None
+    now = timezone.now()
+    if case is None:
+        case = ReproCase(issue=issue)
+    sha = script_sha256(found.script) if found.script else ""
+    if sha != case.sha256:
+        case.script_changed_at = now
+    known = set(settings.REPRO_ARCHITECTURES)
+    case.script = found.script
+    case.sha256 = sha
+    case.language = found.language
+    case.uses_triton = found.uses_triton
+    case.block_count = found.block_count
+    case.choice_reason = found.choice_reason[:255]
+    case.symptom = found.symptom
+    case.symptom_message = found.symptom_message
+    case.environment = found.environment
+    case.missing_facts = found.missing_facts
+    case.archs = [arch for arch in found.archs if arch in known]
+    suggested = found.suggested_backend()
+    if suggested and (not case.backend or case.backend not in REGISTRY):
+        case.backend = suggested
+    elif not found.script:
+        case.backend = ""
+    case.extracted_at = now
+    case.save()
+    return case
+
+
+def case_approve(
+    *, case: ReproCase, user=None, login: str = "", via: str = "dashboard"
+) -> ReproCase:
+    """Approve the case's current script, exactly: its sha256 is what may run."""
+    if not case.script:
+        raise NoReproducer(f"issue {case.issue_id} has no reproducer to approve")
+    case.approved_by = user
+    case.approved_by_login = login or (user.get_username() if user is not None else "")
+    case.approved_via = via
+    case.approved_at = timezone.now()
+    case.approved_sha256 = case.sha256
+    case.save(
+        update_fields=[
+            "approved_by",
+            "approved_by_login",
+            "approved_via",
+            "approved_at",
+            "approved_sha256",
+        ]
+    )
+    logger.info("repro case %s approved by %s via %s", case.pk, case.approved_by_login, via)
+    return case
+
+
+def command_arguments(args: str) -> dict:
+    """`/repro [gfx942 ...] [backend=NAME] [runs=N]`."""
+    archs, options = [], {}
+    for word in args.split():
+        key, sep, value = word.partition("=")
+        if sep and key in ("backend", "runs"):
+            options[key] = value
+        elif re.fullmatch(r"gfx\w+|cpu", word):
+            archs.append(word)
+    return {"archs": archs, **options}
+
+
+def commands_process(*, case: ReproCase, report: RefreshReport) -> None:
+    """Act once on each `/repro` comment: by a collaborator it approves and queues runs."""
+    from kernels_ci.services.runs import RunRequestError, runs_queue
+
+    seen = set(case.seen_command_ids)
+    comments = (
+        Comment.objects.filter(issue=case.issue, deleted_at__isnull=True, body__contains="/repro")
+        .select_related("author")
+        .order_by("created_at", "github_id")
+    )
+    for comment in comments:
+        match = REPRO_COMMAND_RE.search(comment.body)
+        if comment.github_id in seen or match is None:
+            continue
+        seen.add(comment.github_id)
+        login = comment.author.login if comment.author else "ghost"
+        if comment.author_association.upper() not in TRUSTED_ASSOCIATIONS:
+            report.refused.append(
+                f"{login} ({comment.author_association or 'NONE'}) may not /repro"
+            )
+            continue
+        if not case.script:
+            report.refused.append(f"/repro by {login}: the issue has no reproducer")
+            continue
+        case_approve(case=case, login=login, via="comment")
+        report.approved.append(case.pk)
+        args = command_arguments(match.group("args"))
+        try:
+            runs = runs_queue(
+                case=case,
+                archs=args["archs"] or None,
+                backend=args.get("backend") or None,
+                runs=int(args["runs"]) if str(args.get("runs", "")).isdigit() else None,
+            )
+        except RunRequestError as exc:
+            report.refused.append(f"/repro by {login}: {exc}")
+            continue
+        report.queued_runs.extend(run.pk for run in runs)
+    case.seen_command_ids = sorted(seen)
+    case.save(update_fields=["seen_command_ids"])
+
+
+def cases_refresh(*, issue_ids: list[int]) -> RefreshReport:
+    report = RefreshReport()
+    issues = Issue.objects.filter(id__in=issue_ids, deleted_at__isnull=True, is_pull_request=False)
+    for issue in issues:
+        with transaction.atomic():
+            case = case_refresh(issue=issue)
+            if case is None:
+                continue
+            report.cases += 1
+            commands_process(case=case, report=report)
+    return report

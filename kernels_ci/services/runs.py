@@ -1,0 +1,245 @@
+"""Repro runs: queue (row first, then dispatch by id), claim, execute in a backend, record.
+
+One run is one attempt of a case on one architecture with one backend: N executions of the
+approved script, classified into one outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from kernels_ci.backends import UnknownBackend, backend_get
+from kernels_ci.backends.base import RunSpec
+from kernels_ci.models import ReproCase, ReproRun
+from kernels_ci.outcomes import classify
+
+logger = logging.getLogger(__name__)
+
+CPU_BACKENDS = {"triton-interpreter", "triton-amd-compile"}
+DEFAULT_COMPILE_ARCH = "gfx942"
+COMPILE_RUNS = 1  # compiling is deterministic: one execution per attempt
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+LOG_BYTES = 48 * 1024
+ASSEMBLY_BYTES = 256 * 1024
+
+
+class RunRequestError(ValueError):
+    pass
+
+
+class NotApproved(RunRequestError):
+    pass
+
+
+def queue_for(*, backend: str, arch: str) -> str:
+    return "repro.cpu" if backend in CPU_BACKENDS else f"repro.{arch}"
+
+
+def _targets(case: ReproCase, backend: str, archs: list[str] | None) -> list[str]:
+    if backend == "triton-interpreter":
+        return ["cpu"]
+    wanted = archs or case.archs or [DEFAULT_COMPILE_ARCH]
+    allowed = (
+        set(backend_get(backend).archs())
+        if backend == "triton-amd-compile"
+        else set(settings.REPRO_ARCHITECTURES)
+    )
+    unknown = [arch for arch in wanted if arch not in allowed]
+    if unknown:
+        raise RunRequestError(
+            f"{backend} cannot target {', '.join(unknown)}: use {', '.join(sorted(allowed))}"
+        )
+    return list(dict.fromkeys(wanted))
+
+
+def _dispatch(run_id: int, queue: str) -> None:
+    from kernels_ci import tasks
+
+    tasks.run_execute.apply_async(kwargs={"run_id": run_id}, queue=queue)
+
+
+def runs_queue(
+    *,
+    case: ReproCase,
+    archs: list[str] | None = None,
+    backend: str | None = None,
+    runs: int | None = None,
+    purpose: str = ReproRun.Purpose.REPRO,
+    dispatch: bool = True,
+) -> list[ReproRun]:
+    """Create one queued run per architecture, then dispatch each by id on commit.
+
+    `dispatch=False` leaves the rows queued for the caller to execute in-process (run_repro).
+    """
+    if not case.is_approved:
+        raise NotApproved(
+            "the reproducer changed since it was approved: approve it again"
+            if case.needs_reapproval
+            else "the reproducer is not approved: a maintainer approves it first"
+        )
+    backend = backend or case.backend
+    try:
+        module = backend_get(backend)
+    except UnknownBackend as exc:
+        raise RunRequestError(str(exc)) from exc
+    if not module.applies_to(case.language, case.uses_triton):
+        raise RunRequestError(f"{backend} cannot run a {case.get_language_display()} reproducer")
+    count = runs or case.runs_per_attempt or settings.KERNELS_CI_RUNS_PER_ATTEMPT
+    if backend == "triton-amd-compile" and not runs:
+        count = COMPILE_RUNS
+    created = []
+    with transaction.atomic():
+        ReproCase.objects.select_for_update().filter(pk=case.pk).first()
+        for arch in _targets(case, backend, archs):
+            last = ReproRun.objects.filter(case=case, arch=arch, backend=backend).aggregate(
+                n=Max("attempt")
+            )["n"]
+            run = ReproRun.objects.create(
+                case=case,
+                arch=arch,
+                backend=backend,
+                attempt=(last or 0) + 1,
+                purpose=purpose,
+                queue=queue_for(backend=backend, arch=arch),
+                script_sha256=case.approved_sha256,
+                runs_requested=max(1, min(count, 50)),
+            )
+            created.append(run)
+            if dispatch:
+                transaction.on_commit(lambda run=run: _dispatch(run.pk, run.queue))
+    return created
+
+
+def run_claim(*, run_id: int, runner_name: str = "") -> bool:
+    """The one worker whose conditional update wins runs it; a redelivery finds it taken."""
+    return (
+        ReproRun.objects.filter(id=run_id, status=ReproRun.Status.QUEUED).update(
+            status=ReproRun.Status.RUNNING, claimed_at=timezone.now(), runner_name=runner_name
+        )
+        == 1
+    )
+
+
+def sanitize_log(text: str) -> str:
+    return ANSI_RE.sub("", text)
+
+
+def _bounded(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n[... {len(text) - limit} characters truncated ...]\n{text[-half:]}"
+
+
+def _log(run: ReproRun, executions, notes: list[str]) -> str:
+    lines = [f"backend {run.backend}, arch {run.arch}, attempt {run.attempt}"]
+    if executions:
+        lines.append(f"isolation: {executions[0].result.isolation or 'none'}")
+    lines.extend(notes)
+    per_run = max(1024, LOG_BYTES // max(1, len(executions)))
+    for number, execution in enumerate(executions, start=1):
+        obs = execution.observation
+        lines.append(
+            f"--- execution {number}: {obs.kind}"
+            + (f" [{obs.signature}]" if obs.signature else "")
+            + f" exit {obs.exit_code} in {obs.duration_s:.2f}s"
+            + (" (output truncated)" if execution.result.truncated else "")
+        )
+        output = execution.result.output.strip()
+        if output:
+            lines.append(_bounded(output, per_run))
+    return sanitize_log(_bounded("\n".join(lines), LOG_BYTES))
+
+
+def run_finish(
+    *, run: ReproRun, outcome: str, detail: str, started: float | None = None, **fields
+) -> ReproRun:
+    run.status = ReproRun.Status.DONE
+    run.outcome = outcome
+    run.detail = detail
+    run.finished_at = timezone.now()
+    if started is not None:
+        run.duration_s = round(time.monotonic() - started, 3)
+    for key, value in fields.items():
+        setattr(run, key, value)
+    run.save()
+    return run
+
+
+def run_cancel(*, run: ReproRun, reason: str) -> ReproRun:
+    run.status = ReproRun.Status.CANCELLED
+    run.detail = reason
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "detail", "finished_at"])
+    return run
+
+
+def run_execute(*, run_id: int, runner_name: str = "") -> ReproRun | None:
+    """Claim the run, execute it N times in its backend's sandbox, record the outcome.
+
+    Returns None when the run was already claimed (a redelivered task): nothing runs twice.
+    """
+    if not run_claim(run_id=run_id, runner_name=runner_name):
+        logger.info("repro run %s already claimed or finished: nothing to do", run_id)
+        return None
+    run = ReproRun.objects.select_related("case").get(id=run_id)
+    case = run.case
+    if not case.is_approved or run.script_sha256 != case.approved_sha256:
+        return run_cancel(run=run, reason="the reproducer changed since approval: approve again")
+    started = time.monotonic()
+    module = backend_get(run.backend)
+    unavailable = module.available()
+    if unavailable:
+        return run_finish(
+            run=run,
+            outcome=ReproRun.Outcome.INFRA_ERROR,
+            detail=f"{run.backend} cannot run on this runner: {unavailable}",
+            started=started,
+            log=f"backend {run.backend} unavailable: {unavailable}",
+        )
+    spec = RunSpec(
+        script=case.script,
+        language=case.language,
+        arch=run.arch,
+        timeout_s=float(case.timeout_s or settings.KERNELS_CI_RUN_TIMEOUT_S),
+    )
+    executions = [module.execute(spec) for _ in range(run.runs_requested)]
+    verdict = classify([e.observation for e in executions], reported=case.symptom)
+    notes = sorted({e.note for e in executions if e.note})
+    assembly = next((e.assembly for e in executions if e.assembly), "")
+    run = run_finish(
+        run=run,
+        outcome=verdict.outcome,
+        detail=verdict.detail,
+        started=started,
+        symptom_runs=verdict.symptom_runs,
+        signature=verdict.signature,
+        signature_hash=verdict.signature_hash,
+        executions=[e.observation.as_dict() for e in executions],
+        log=_log(run, executions, notes),
+        assembly=_bounded(assembly, ASSEMBLY_BYTES),
+        isolation=executions[0].result.isolation[:255] if executions else "",
+    )
+    from kernels_ci.services.verification import verification_continue
+
+    verification_continue(run=run)
+    return run
+
+
+def runs_mark_lost(*, older_than_s: float) -> int:
+    """Runs left `running` by a worker that died (its redelivery is a no-op) end as infra errors."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    return ReproRun.objects.filter(status=ReproRun.Status.RUNNING, claimed_at__lt=cutoff).update(
+        status=ReproRun.Status.DONE,
+        outcome=ReproRun.Outcome.INFRA_ERROR,
+        detail="the runner was lost while running it",
+        finished_at=timezone.now(),
+    )

@@ -1,0 +1,154 @@
+"""What one execution showed, and its signature: pure functions over a sandbox result.
+
+A signature groups runs that failed the same way: the exception type with its normalized message
+and the top 3 frames of the user's script (innermost first), or the signal, or `timeout`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass
+
+from kernels_ci.sandbox import SandboxResult
+
+INFRA_MARKER = "REPRO-INFRA:"
+FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
+EXCEPTION_RE = re.compile(
+    r"^(?P<type>[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning|Fault)"
+    r"|[A-Za-z_][\w.]*\.\w+)(: (?P<msg>.*))?$"
+)
+INVALID_TYPES = {
+    "SyntaxError",
+    "IndentationError",
+    "TabError",
+    "ModuleNotFoundError",
+    "ImportError",
+    "FileNotFoundError",
+    "NameError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "gaierror",
+    "URLError",
+}
+NETWORK_WORDS = (
+    "network access is disabled",
+    "Network is unreachable",
+    "Name or service not known",
+    "Temporary failure in name resolution",
+)
+COMPILE_WORDS = (
+    "CompilationError",
+    "assembler rejected",
+    "LLVM ERROR",
+    "PassManager::run failed",
+    "MLIRCompilationError",
+)
+WRONG_RESULT_WORDS = ("not close", "Mismatched elements", "mismatch", "wrong result")
+
+
+@dataclass
+class Observation:
+    kind: str  # pass | wrong_result | crash | hang | compile_error | invalid | infra
+    signature: str = ""
+    exit_code: int | None = None
+    duration_s: float = 0.0
+    message: str = ""
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["duration_s"] = round(self.duration_s, 3)
+        return data
+
+
+def signature_hash(signature: str) -> str:
+    return (
+        hashlib.sha1(signature.encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
+        if signature
+        else ""
+    )
+
+
+def normalize_message(message: str) -> str:
+    message = re.sub(r"(/[\w.\-]+)*/repro-[\w]+", "<dir>", message)
+    message = re.sub(r"0x[0-9a-fA-F]+", "0x?", message)
+    message = re.sub(r"\b[0-9a-f]{12,}\b", "<hash>", message)
+    message = re.sub(r"\b\d+(\.\d+)?(e[-+]?\d+)?\b", "N", message)
+    message = re.sub(r"\s+", " ", message).strip()
+    return message[:200]
+
+
+def _last_traceback(text: str) -> tuple[list[tuple[str, str]], str, str] | None:
+    start = text.rfind("Traceback (most recent call last):")
+    if start < 0:
+        return None
+    block = text[start:]
+    frames = [(m.group("file"), m.group("func")) for m in FRAME_RE.finditer(block)]
+    exc_type, message = "", ""
+    lines = block.splitlines()[1:]
+    for i, line in enumerate(lines):
+        if line and not line[0].isspace():
+            match = EXCEPTION_RE.match(line.strip())
+            if match:
+                exc_type = match.group("type")
+                message = match.group("msg") or ""
+                if exc_type.endswith("CompilationError"):
+                    rest = [x.strip() for x in lines[i + 1 :] if x.strip()]
+                    message = rest[-1] if rest else message
+                break
+    if not exc_type:
+        return None
+    return frames, exc_type, message
+
+
+def exception_signature(exc_type: str, message: str, frames: list[tuple[str, str]], script: str):
+    short_type = exc_type.rsplit(".", 1)[-1]
+    user = [func for file, func in reversed(frames) if file.rsplit("/", 1)[-1] == script][:3]
+    signature = f"{short_type}: {normalize_message(message)}" if message else short_type
+    if user:
+        signature += " | " + " < ".join(user)
+    return signature[:500]
+
+
+def _kind_of_exception(exc_type: str, message: str, output: str) -> str:
+    short = exc_type.rsplit(".", 1)[-1]
+    if any(word in message for word in NETWORK_WORDS) or short in INVALID_TYPES:
+        return "invalid"
+    if short.endswith("CompilationError") or any(word in output for word in COMPILE_WORDS):
+        return "compile_error"
+    if short == "AssertionError" or any(word in message for word in WRONG_RESULT_WORDS):
+        return "wrong_result"
+    return "crash"
+
+
+def observe(result: SandboxResult, *, script: str = "repro.py") -> Observation:
+    base = {"exit_code": result.returncode, "duration_s": result.duration_s}
+    output = result.output
+    for line in output.splitlines():
+        if line.startswith(INFRA_MARKER):
+            message = line[len(INFRA_MARKER) :].strip()
+            return Observation(
+                "infra", signature=f"infra: {normalize_message(message)}", message=message, **base
+            )
+    if result.timed_out:
+        return Observation("hang", signature="timeout", message="wall-clock timeout", **base)
+    if result.signal_name:
+        kind = "hang" if result.signal_name == "SIGXCPU" else "crash"
+        signature = "timeout (cpu limit)" if kind == "hang" else f"signal {result.signal_name}"
+        return Observation(kind, signature=signature, message=result.signal_name, **base)
+    if result.returncode == 0:
+        return Observation("pass", **base)
+    parsed = _last_traceback(result.stderr) or _last_traceback(output)
+    if parsed:
+        frames, exc_type, message = parsed
+        kind = _kind_of_exception(exc_type, message, output)
+        return Observation(
+            kind,
+            signature=exception_signature(exc_type, message, frames, script),
+            message=f"{exc_type}: {message}"[:500],
+            **base,
+        )
+    last = next((x for x in reversed(output.splitlines()) if x.strip()), "")
+    kind = "compile_error" if any(w in output for w in COMPILE_WORDS) else "crash"
+    signature = f"exit {result.returncode}" + (f": {normalize_message(last)}" if last else "")
+    return Observation(kind, signature=signature[:500], message=last[:500], **base)

@@ -1,0 +1,159 @@
+"""Extraction of reproducer, symptom and environment from realistic issue bodies."""
+
+from kernels_ci.extraction import extract
+
+ROCM_FORM = """### Problem Description
+
+Running my Triton softmax kernel on an MI300X gives a segfault after a few iterations:
+
+```
+Memory access fault by GPU node-2 (Agent handle: 0x55d5c1f0) on address 0x7f2a00000000.
+Aborted (core dumped)
+```
+
+### Operating System
+
+Ubuntu 22.04.4 LTS (Jammy Jellyfish)
+
+### CPU
+
+AMD EPYC 9654 96-Core Processor
+
+### GPU
+
+AMD Instinct MI300X
+
+### ROCm Version
+
+ROCm 6.2.0
+
+### ROCm Component
+
+HIP
+
+### Steps to Reproduce
+
+```python
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def softmax(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=-float("inf"))
+    tl.store(out_ptr + offs, tl.exp(x - tl.max(x, 0)), mask=offs < n)
+
+x = torch.randn(1000, device="cuda")
+out = torch.empty_like(x)
+softmax[(1,)](x, out, 1000, BLOCK=1024)
+```
+
+### (Optional for Linux users) Output of /opt/rocm/bin/rocminfo --support
+
+  Name:                    gfx942
+
+### Additional Information
+
+PyTorch version: 2.4.0+rocm6.1, pytorch-triton-rocm==3.0.0
+"""
+
+DETAILS = """The result of this kernel differs from the torch reference (max abs diff 0.5).
+
+<details>
+<summary>Reproducer</summary>
+
+~~~python
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, 1.0, mask=offs < n)
+
+x = torch.zeros(8, device="cuda")
+k[(1,)](x, 8, BLOCK=8)
+assert torch.allclose(x, torch.ones(8, device="cuda"))
+~~~
+
+</details>
+
+On gfx90a with ROCm 6.1.
+"""
+
+TWO_BLOCKS = """This HIP kernel hangs on my RX 7900 XTX, the program never returns.
+
+Build with:
+
+```sh
+hipcc --offload-arch=gfx1100 -o spin spin.cpp && ./spin
+```
+
+Minimal repro:
+
+```cpp
+#include <hip/hip_runtime.h>
+__global__ void spin(int *flag) { while (atomicAdd(flag, 0) == 0) {} }
+int main() {
+  int *flag; hipMalloc(&flag, sizeof(int)); hipMemset(flag, 0, sizeof(int));
+  hipLaunchKernelGGL(spin, dim3(1), dim3(64), 0, 0, flag);
+  hipDeviceSynchronize();
+}
+```
+"""
+
+
+def test_it_reads_the_rocm_issue_form():
+    found = extract(title="Triton softmax segfaults", body=ROCM_FORM)
+    assert found.language == "python" and found.uses_triton
+    assert found.script.startswith("import torch") and "softmax[(1,)]" in found.script
+    assert found.symptom == "crash"
+    assert "Memory access fault" in found.symptom_message or "core dumped" in found.symptom_message
+    assert found.environment["gpu_archs"] == ["gfx942"]
+    assert found.environment["rocm_version"] == "6.2.0"
+    assert found.environment["torch_version"] == "2.4.0+rocm6.1"
+    assert found.environment["triton_version"] == "3.0.0"
+    assert found.missing_facts == []
+    assert found.suggested_backend() == "triton-interpreter"
+
+
+def test_it_finds_a_reproducer_inside_details_and_lists_missing_facts():
+    found = extract(title="wrong output from store with mask", body=DETAILS)
+    assert "@triton.jit" in found.script and "<details>" not in found.script
+    assert found.symptom == "wrong_result"
+    assert found.environment["gpu_archs"] == ["gfx90a"]
+    assert found.environment["rocm_version"] == "6.1"
+    assert set(found.missing_facts) == {"torch_version", "triton_version"}
+    assert "introduced as a reproducer" in found.choice_reason
+
+
+def test_it_chooses_the_hip_kernel_over_the_build_command():
+    found = extract(title="kernel hang", body=TWO_BLOCKS)
+    assert found.block_count == 2
+    assert found.language == "hip" and "hipLaunchKernelGGL" in found.script
+    assert found.symptom == "hang"
+    assert found.environment["gpu_archs"] == ["gfx1100"]
+    assert "rocm_version" in found.missing_facts
+    assert found.suggested_backend() == "rocm-container"
+
+
+def test_it_prefers_the_triton_kernel_among_two_python_blocks():
+    body = (
+        "Setup:\n```python\nimport torch\nprint(torch.__version__)\n```\n\n"
+        "Reproducer:\n```python\nimport torch\nimport triton\nimport triton.language as tl\n"
+        "@triton.jit\ndef k(x):\n    pass\nk[(1,)](1)\n```\n"
+        "Fails to compile with CompilationError on gfx950."
+    )
+    found = extract(title="compile error", body=body)
+    assert "@triton.jit" in found.script
+    assert found.symptom == "compile_error"
+    assert found.suggested_backend() == "triton-amd-compile"
+    assert "preferred over 1 other candidate" in found.choice_reason
+
+
+def test_it_finds_nothing_to_run_in_prose_and_logs():
+    found = extract(title="docs typo", body="See ```\nTraceback (most recent call last):\n```")
+    assert found.script == "" and found.language == ""
+    assert found.suggested_backend() == ""

@@ -1,0 +1,59 @@
+"""Outcome classification from mixed executions, and signatures."""
+
+from kernels_ci.outcomes import classify
+from kernels_ci.sandbox import SandboxResult
+from kernels_ci.signatures import Observation, observe
+
+WRONG = Observation("wrong_result", signature="AssertionError: not close | main")
+OTHER_WRONG = Observation("wrong_result", signature="AssertionError: N elements | check")
+PASS = Observation("pass")
+
+
+def test_it_calls_half_or_more_with_one_signature_reproduced():
+    verdict = classify([WRONG, WRONG, WRONG, PASS, PASS], reported="wrong_result")
+    assert verdict.outcome == "reproduced" and verdict.symptom_runs == 3
+    assert verdict.signature == WRONG.signature and len(verdict.signature_hash) == 12
+
+
+def test_it_calls_under_half_or_differing_signatures_flaky():
+    assert classify([WRONG, PASS, PASS, PASS, PASS], reported="wrong_result").outcome == "flaky"
+    mixed = classify([WRONG, OTHER_WRONG, WRONG, OTHER_WRONG], reported="wrong_result")
+    assert mixed.outcome == "flaky" and "2 different signatures" in mixed.detail
+
+
+def test_it_calls_another_symptom_not_reproduced():
+    hang = Observation("hang", signature="timeout")
+    assert classify([hang] * 5, reported="wrong_result").outcome == "not_reproduced"
+    assert classify([PASS] * 5, reported="unknown").outcome == "not_reproduced"
+    assert classify([hang] * 5, reported="unknown").outcome == "reproduced"
+
+
+def test_it_calls_a_reproducer_that_cannot_run_invalid_and_runner_failures_infra():
+    invalid = Observation("invalid", signature="ModuleNotFoundError", message="no module")
+    assert classify([invalid] * 3 + [PASS] * 2, reported="crash").outcome == "invalid"
+    infra = Observation("infra", signature="infra: engine")
+    assert classify([infra, PASS, PASS], reported="crash").outcome == "infra_error"
+    assert classify([], reported="crash").outcome == "infra_error"
+
+
+def test_a_signature_has_the_exception_normalized_message_and_top_three_user_frames():
+    stderr = (
+        "Traceback (most recent call last):\n"
+        '  File "/tmp/repro-abc/launch.py", line 14, in <module>\n'
+        '  File "/tmp/repro-abc/repro.py", line 30, in <module>\n'
+        '  File "/tmp/repro-abc/repro.py", line 20, in run\n'
+        '  File "/tmp/repro-abc/repro.py", line 12, in check\n'
+        '  File "/tmp/repro-abc/repro.py", line 8, in compare\n'
+        '  File "/usr/lib/torch/testing.py", line 99, in assert_close\n'
+        "RuntimeError: index 1023 out of bounds at 0x7f00ab\n"
+    )
+    observation = observe(SandboxResult(returncode=1, stderr=stderr))
+    assert observation.kind == "crash"
+    assert observation.signature == (
+        "RuntimeError: index N out of bounds at 0x? | compare < check < run"
+    )
+
+
+def test_a_signal_is_its_own_signature():
+    observation = observe(SandboxResult(returncode=-11, signal_name="SIGSEGV"))
+    assert (observation.kind, observation.signature) == ("crash", "signal SIGSEGV")

@@ -1,0 +1,121 @@
+"""Dashboard (approve button, runs, runners, issue panel), API and the run_repro command."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.management import CommandError, call_command
+
+from kernels_ci.models import ReproCase, ReproRun, Runner
+from kernels_ci.services.cases import case_approve, case_refresh
+from kernels_ci.services.runs import runs_queue
+from tests.kernels_ci.factories import issue_body
+
+
+@pytest.fixture
+def case(make):
+    repository = make.repository("ROCm/triton")
+    return case_refresh(issue=make.issue(repository=repository, number=77, body=issue_body()))
+
+
+def test_the_issue_page_shows_the_case_and_an_approve_button_to_maintainers(
+    client, user, case, settings
+):
+    settings.ISSUE_PANELS = ["kernels_ci.panels.repro_panel"]
+    user.user_permissions.add(Permission.objects.get(codename="change_reprocase"))
+    client.force_login(user)
+    page = client.get("/issues/ROCm/triton/77/").content.decode()
+    assert "Kernel reproduction" in page and "not approved" in page
+    assert "Approve this exact script" in page and "@triton.jit" in page
+
+
+def test_approving_needs_the_permission(logged_in_client, case):
+    response = logged_in_client.post(f"/repro/cases/{case.pk}/approve/", {"sha256": case.sha256})
+    assert response.status_code == 403
+    case.refresh_from_db()
+    assert not case.is_approved
+
+
+def test_the_button_approves_the_script_that_was_shown_and_queues_runs(
+    client, user, case, django_capture_on_commit_callbacks
+):
+    user.user_permissions.add(Permission.objects.get(codename="change_reprocase"))
+    client.force_login(user)
+    stale = client.post(f"/repro/cases/{case.pk}/approve/", {"sha256": "0" * 64})
+    assert stale.status_code == 302 and not ReproCase.objects.get(pk=case.pk).is_approved
+    with django_capture_on_commit_callbacks(execute=False) as dispatched:
+        client.post(f"/repro/cases/{case.pk}/approve/", {"sha256": case.sha256})
+    case.refresh_from_db()
+    assert case.is_approved and case.approved_by == user and case.approved_via == "dashboard"
+    run = ReproRun.objects.get(case=case)
+    assert (run.status, run.queue, run.backend) == ("queued", "repro.cpu", "triton-interpreter")
+    assert len(dispatched) == 1
+
+
+def test_the_approve_button_refuses_get(logged_in_client, case):
+    assert logged_in_client.get(f"/repro/cases/{case.pk}/approve/").status_code == 405
+
+
+def test_the_api_lists_runs_of_one_issue(
+    api_client, case, make, django_capture_on_commit_callbacks
+):
+    case_approve(case=case, login="m")
+    with django_capture_on_commit_callbacks(execute=False):
+        runs_queue(case=case)
+    other = case_approve(case=case_refresh(issue=make.issue(body=issue_body())), login="m")
+    with django_capture_on_commit_callbacks(execute=False):
+        runs_queue(case=other)
+    body = api_client.get("/api/repro-runs/?issue=ROCm/triton%2377").json()
+    assert body["count"] == 1
+    assert body["results"][0]["issue"] == "ROCm/triton#77"
+    assert body["results"][0]["status"] == "queued"
+    bad = api_client.get("/api/repro-runs/?issue=ROCm/triton")
+    assert bad.status_code == 400 and "OWNER/NAME#N" in bad.json()["issue"][0]
+
+
+def test_the_api_needs_authentication(client, db):
+    assert client.get("/api/repro-runs/").status_code in (401, 403)
+
+
+def test_the_runs_and_runners_pages_render(logged_in_client, case):
+    Runner.objects.create(name="w@gpu", arch="gfx942", healthy=False, reason="disk full")
+    runs = logged_in_client.get("/repro/?outcome=reproduced").content.decode()
+    assert "Repro runs" in runs and "No repro runs match" in runs
+    runners = logged_in_client.get("/runners/").content.decode()
+    assert "w@gpu" in runners and "disk full" in runners
+
+
+def test_run_repro_refuses_an_unapproved_case(case):
+    with pytest.raises(CommandError, match="not approved"):
+        call_command("run_repro", "ROCm/triton#77")
+    with pytest.raises(CommandError, match="OWNER/NAME#N"):
+        call_command("run_repro", "ROCm/triton")
+
+
+def test_run_repro_approves_runs_and_prints_the_outcome(case, needs_kernels_extra):
+    out = StringIO()
+    call_command("run_repro", "ROCm/triton#77", "--approve", "--runs", "1", "--json", stdout=out)
+    (row,) = json.loads(out.getvalue())
+    assert (row["outcome"], row["backend"], row["arch"]) == (
+        "reproduced",
+        "triton-interpreter",
+        "cpu",
+    )
+    assert row["signature"].startswith("AssertionError")
+
+
+def test_the_demo_loader_creates_approved_cases_and_says_why_it_did_not_run(db, settings):
+    from kernels_ci.services.demo import demo_load
+
+    settings.KERNELS_CI_DEMO_RUN = False
+    report = demo_load()
+    assert report.cases == 4 and "not run" in report.summary()
+    cases = ReproCase.objects.filter(issue__repository__full_name="rocm-demo/triton-kernels")
+    assert sorted(c.backend for c in cases) == [
+        "triton-amd-compile",
+        "triton-interpreter",
+        "triton-interpreter",
+        "triton-interpreter",
+    ]
+    assert all(c.is_approved for c in cases) and not ReproRun.objects.exists()
