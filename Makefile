@@ -5,6 +5,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+KERNELS_STAMP := $(VENV)/.installed-kernels
 HOST ?= 127.0.0.1
 PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
@@ -20,6 +21,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+# The tests also need the optional `kernels` extra (Triton, NumPy, a CPU build of PyTorch): the
+# kernel reproduction backends really run in them.
+$(KERNELS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,kernels]"
+	touch $(KERNELS_STAMP)
+
 install: $(STAMP)
 
 demo: $(STAMP)
@@ -30,10 +37,10 @@ demo: $(STAMP)
 
 test: test-unit test-integration
 
-test-unit: $(STAMP)
+test-unit: $(KERNELS_STAMP)
 	$(BIN)/python -m pytest -m "not integration" -q
 
-test-integration: $(STAMP)
+test-integration: $(KERNELS_STAMP)
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) \
 		$(BIN)/python -m pytest -m integration -q -p no:cacheprovider
 

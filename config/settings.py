@@ -173,6 +173,8 @@ CELERY_TASK_ROUTES = {
     "triage.tasks.*": {"queue": "ingest"},
     "classifiers.tasks.*": {"queue": "classify"},
     "releases.tasks.*": {"queue": "releases"},
+    "kernels_ci.tasks.cases_refresh": {"queue": "ingest"},
+    "kernels_ci.tasks.*": {"queue": "repro.cpu"},
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -200,14 +202,67 @@ GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024
 GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
 GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))
 
+# --- X (Twitter) API v2 -----------------------------------------------------------------------
+X_BEARER_TOKEN = os.environ.get("X_BEARER_TOKEN", "")
+X_API_URL = os.environ.get("X_API_URL", "https://api.twitter.com").rstrip("/")
+X_SYNC_INTERVAL_MINUTES = int(os.environ.get("X_SYNC_INTERVAL_MINUTES", "15"))
+# Recent search reads are capped per month by the API plan; each saved search gets this budget.
+X_MONTHLY_POST_BUDGET = int(os.environ.get("X_MONTHLY_POST_BUDGET", "10000"))
+
+# Spikes: an hour above mean + 3 standard deviations of the trailing 14 days, and at least this.
+SPIKE_MIN_POSTS = int(os.environ.get("SPIKE_MIN_POSTS", "10"))
+SPIKE_EMAIL_RECIPIENTS = env_list("SPIKE_EMAIL_RECIPIENTS")
+SPIKE_SLACK_WEBHOOK_URL = os.environ.get("SPIKE_SLACK_WEBHOOK_URL", "")
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "rocm-triage@localhost")
+
+# --- Kernel bug reproduction (kernels_ci, issue 6) -----------------------------------------------
+# This worker's runner: its GPU architecture (or cpu) and ROCm version; it consumes repro.<arch>.
+KERNELS_CI_RUNNER_ARCH = os.environ.get("KERNELS_CI_RUNNER_ARCH", "cpu")
+KERNELS_CI_ROCM_VERSION = os.environ.get("KERNELS_CI_ROCM_VERSION", "")
+KERNELS_CI_RUNS_PER_ATTEMPT = int(os.environ.get("KERNELS_CI_RUNS_PER_ATTEMPT", "5"))
+KERNELS_CI_RUN_TIMEOUT_S = int(os.environ.get("KERNELS_CI_RUN_TIMEOUT_S", "120"))
+KERNELS_CI_MEMORY_BYTES = int(os.environ.get("KERNELS_CI_MEMORY_BYTES", str(8 * 1024**3)))
+KERNELS_CI_NPROC = int(os.environ.get("KERNELS_CI_NPROC", "4096"))
+KERNELS_CI_OUTPUT_BYTES = int(os.environ.get("KERNELS_CI_OUTPUT_BYTES", str(64 * 1024)))
+KERNELS_CI_CONTAINER_CLI = os.environ.get("KERNELS_CI_CONTAINER_CLI", "docker")
+KERNELS_CI_ROCM_IMAGE = os.environ.get("KERNELS_CI_ROCM_IMAGE", "")  # NAME@sha256:<digest>
+KERNELS_CI_RENDER_DEVICE = os.environ.get("KERNELS_CI_RENDER_DEVICE", "/dev/dri/renderD128")
+KERNELS_CI_CONTAINER_CPUS = os.environ.get("KERNELS_CI_CONTAINER_CPUS", "4")
+KERNELS_CI_CONTAINER_MEMORY = os.environ.get("KERNELS_CI_CONTAINER_MEMORY", "16g")
+KERNELS_CI_CONTAINER_PIDS = int(os.environ.get("KERNELS_CI_CONTAINER_PIDS", "512"))
+KERNELS_CI_HEARTBEAT_S = int(os.environ.get("KERNELS_CI_HEARTBEAT_S", "30"))
+KERNELS_CI_MIN_FREE_DISK_BYTES = int(os.environ.get("KERNELS_CI_MIN_FREE_DISK", str(2 * 1024**3)))
+KERNELS_CI_VERIFY_PASSES = 3  # consecutive passing attempts for "verified fixed"
+# load_demo runs the demo reproducers (about 30 s on 2 cores) when the kernels extra is installed.
+KERNELS_CI_DEMO_RUN = env_bool("KERNELS_CI_DEMO_RUN", True)
+
 # --- Demo data: `load_demo` runs these in order (each app adds its part of the story) -----------
 DEMO_LOADERS = [
     "triage.services.demo.demo_load",
+    "triage.services.demo.demo_posts_load",
+    "triage.services.classification.demo_train_and_classify",
+    "kernels_ci.services.demo.demo_load",
+    "releases.services.demo.demo_load",
 ]
 
 # --- Issue page panels: later stages add theirs (predictions, fix chain, repro runs, posts) -----
 # Each is a dotted path to `panel(*, issue, request) -> triage.panels.Panel | None`.
-ISSUE_PANELS: list[str] = []
+ISSUE_PANELS: list[str] = [
+    "triage.panels_classification.classification_panel",
+    "kernels_ci.panels.repro_panel",
+    "triage.views_social.linked_posts_panel",
+    "releases.panels.fixed_in_panel",
+]
+
+# --- Classifiers (issue 3) ----------------------------------------------------------------------
+CLASSIFIER_ARTIFACT_DIR = Path(os.environ.get("CLASSIFIER_ARTIFACT_DIR", VAR_DIR / "models"))
+# Per-repository label maps for weak labels: {model: {"*" or "OWNER/NAME": {label: class}}},
+# merged over the defaults in triage/services/training_data.py.
+CLASSIFIER_LABEL_MAPS: dict = {}
+# Priority weights (points per part), merged over triage/services/priority.py's defaults.
+PRIORITY_WEIGHTS: dict = {}
 
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -237,11 +292,20 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"redact_secrets": {"()": "config.log_filters.RedactSecrets"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_secrets"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
-        # PyGithub logs request headers (the token among them) at DEBUG.
-        "github": {"level": "WARNING"},
-        "urllib3": {"level": "WARNING"},
+        # PyGithub and tweepy log request headers (the token among them) at DEBUG.
+        "github": {"level": "WARNING", "filters": ["redact_secrets"]},
+        "tweepy": {"level": "INFO", "filters": ["redact_secrets"]},
+        "tweepy.client": {"level": "INFO", "filters": ["redact_secrets"]},
+        "urllib3": {"level": "WARNING", "filters": ["redact_secrets"]},
     },
 }

@@ -11,6 +11,10 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/repro-runs/", include("kernels_ci.api_urls")),
+    path("api/releases/", include("releases.api_urls")),
     path("api/", include("triage.api_urls")),
+    path("", include("kernels_ci.urls")),
+    path("", include("releases.urls")),
     path("", include("triage.urls")),
 ]

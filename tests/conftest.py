@@ -13,7 +13,7 @@ from triage.models import Comment, Issue, Label, Person, Repository, SyncState, 
 
 
 @pytest.fixture(autouse=True)
-def _test_settings(settings):
+def _test_settings(settings, tmp_path):
     # The manifest storage used without DEBUG needs `collectstatic`; tests render templates
     # without having run it. WhiteNoise warns when STATIC_ROOT is missing.
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
@@ -23,6 +23,8 @@ def _test_settings(settings):
     }
     # Fast password hashing: every test that logs in creates a user.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Trained models go to a folder of their own per test.
+    settings.CLASSIFIER_ARTIFACT_DIR = tmp_path / "models"
 
 
 @pytest.fixture

@@ -6,9 +6,22 @@ from django.contrib import admin
 from django.db import models
 from django.utils.html import format_html
 
-from triage.models import Comment, Issue, Label, Person, Repository, SyncState, WebhookDelivery
+from triage.models import (
+    Comment,
+    Issue,
+    Label,
+    Person,
+    Post,
+    PostIssueLink,
+    Repository,
+    SavedSearch,
+    Spike,
+    SyncState,
+    WebhookDelivery,
+    XAuthor,
+)
 from triage.selectors import FULL_NAME_RE
-from triage.services import tracking
+from triage.services import social, tracking
 
 RAW_BODY_SHOWN_BYTES = 256 * 1024
 
@@ -160,3 +173,52 @@ class WebhookDeliveryAdmin(TriageAdmin):
             else f"{len(raw):,} bytes."
         )
         return format_html('<p>{}</p><pre style="white-space: pre-wrap">{}</pre>', note, text)
+
+
+# --- X -----------------------------------------------------------------------------------
+
+
+@admin.register(SavedSearch)
+class SavedSearchAdmin(TriageAdmin):
+    list_display = ["name", "query", "enabled", "interval_minutes", "posts_this_month"]
+    list_display += ["monthly_budget", "last_success_at"]
+    list_filter = ["enabled"]
+    search_fields = ["name", "query"]
+    readonly_fields = ["since_id", "budget_month", "posts_this_month", "requests_used"]
+    readonly_fields += ["last_run_at", "last_success_at", "last_error", "created_at"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        social.saved_search_schedule(search=obj)
+
+
+@admin.register(XAuthor)
+class XAuthorAdmin(TriageAdmin):
+    list_display = ["username", "name", "followers_count", "x_id"]
+    search_fields = ["username", "name"]
+
+
+@admin.register(Post)
+class PostAdmin(TriageAdmin):
+    list_display = ["x_id", "author", "created_at", "sentiment", "short_text"]
+    list_filter = ["sentiment", "searches"]
+    search_fields = ["text", "author__username"]
+    raw_id_fields = ["author"]
+    filter_horizontal = ["searches"]
+
+    @admin.display(description="text")
+    def short_text(self, post):
+        return post.text[:80]
+
+
+@admin.register(PostIssueLink)
+class PostIssueLinkAdmin(TriageAdmin):
+    list_display = ["post", "issue", "kind", "status", "score", "decided_by"]
+    list_filter = ["kind", "status"]
+    raw_id_fields = ["post", "issue", "decided_by"]
+
+
+@admin.register(Spike)
+class SpikeAdmin(TriageAdmin):
+    list_display = ["hour", "search", "component", "count", "threshold", "announced_at"]
+    list_filter = ["search"]

@@ -1,11 +1,12 @@
 """REST API for issues and pull requests: thin views over triage.selectors."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers
 
-from triage import selectors
-from triage.models import Comment, Issue
+from triage import selectors, selectors_social
+from triage.api_social import LinkedPostSerializer
+from triage.models import Comment, Issue, IssuePrediction, IssuePriority
 
 # --- query parameters ----------------------------------------------------------------------
 
@@ -91,9 +92,37 @@ class CommentItemSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class PredictionSerializer(serializers.ModelSerializer):
+    model = serializers.CharField(source="model_name", read_only=True)
+    version = serializers.CharField(source="model_version", read_only=True)
+
+    class Meta:
+        model = IssuePrediction
+        fields = [
+            "model",
+            "version",
+            "label",
+            "confidence",
+            "needs_triage",
+            "evidence",
+            "predicted_at",
+        ]
+        read_only_fields = fields
+
+
+class PrioritySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = IssuePriority
+        fields = ["score", "parts", "computed_at"]
+        read_only_fields = fields
+
+
 class IssueDetailSerializer(IssueSerializer):
+    predictions = PredictionSerializer(many=True, read_only=True)
+    priority = PrioritySerializer(read_only=True, allow_null=True)
     assignees = serializers.SlugRelatedField(many=True, read_only=True, slug_field="login")
     comment_items = CommentItemSerializer(many=True, read_only=True, source="visible_comments")
+    linked_posts = serializers.SerializerMethodField()
 
     class Meta(IssueSerializer.Meta):
         fields = IssueSerializer.Meta.fields + [
@@ -108,8 +137,15 @@ class IssueDetailSerializer(IssueSerializer):
             "transferred_to",
             "deleted_at",
             "comment_items",
+            "predictions",
+            "priority",
+            "linked_posts",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(LinkedPostSerializer(many=True))
+    def get_linked_posts(self, issue) -> list[dict]:
+        return LinkedPostSerializer(selectors_social.issue_linked_posts(issue), many=True).data
 
 
 # --- views ---------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ pull-request delivery names before the issue listing has given us the issue id),
 is an upsert and replaying a sync or a delivery changes nothing.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -234,3 +235,225 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event}.{self.action} {self.delivery_id}"
+
+
+# --- Classification and priority (issue 3) ---------------------------------------------------
+
+
+class IssuePrediction(models.Model):
+    """The current prediction of one model for one issue (replaced when the issue is classified)."""
+
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="predictions")
+    model_name = models.CharField(max_length=50)
+    model_version = models.CharField(max_length=100, blank=True, default="")
+    label = models.CharField(max_length=255, blank=True, default="")
+    confidence = models.FloatField(default=0.0)
+    evidence = models.JSONField(default=dict, blank=True)
+    needs_triage = models.BooleanField(
+        default=False, help_text="the model abstained: under its threshold, a human decides"
+    )
+    predicted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["issue", "model_name"]
+        constraints = [
+            models.UniqueConstraint(fields=["issue", "model_name"], name="issue_prediction_unique")
+        ]
+        indexes = [models.Index(fields=["model_name", "label"])]
+
+    def __str__(self) -> str:
+        return f"{self.issue_id} {self.model_name}={self.label} ({self.confidence:.2f})"
+
+
+class PredictionCorrection(models.Model):
+    """A triager's decision on a prediction: accepted (before == after) or corrected.
+
+    The latest decision per issue and model is a training label that outranks weak labels."""
+
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="corrections")
+    model_name = models.CharField(max_length=50)
+    model_version = models.CharField(max_length=100, blank=True, default="")
+    before = models.CharField(max_length=255, blank=True, default="")
+    before_confidence = models.FloatField(null=True, blank=True)
+    after = models.CharField(max_length=255)
+    user = models.ForeignKey(
+        "auth.User", null=True, on_delete=models.SET_NULL, related_name="prediction_corrections"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["model_name", "issue", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.issue_id} {self.model_name}: {self.before} -> {self.after}"
+
+    @property
+    def accepted(self) -> bool:
+        return self.before == self.after
+
+
+class IssuePriority(models.Model):
+    """Priority 0-100 of an open issue, as the sum of its parts (a list of name, points, why)."""
+
+    issue = models.OneToOneField(Issue, on_delete=models.CASCADE, related_name="priority")
+    score = models.PositiveSmallIntegerField(default=0, db_index=True)
+    parts = models.JSONField(default=list, blank=True)
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "issue priorities"
+        ordering = ["-score"]
+
+    def __str__(self) -> str:
+        return f"{self.issue_id}: {self.score}"
+
+
+# --- X (Twitter): saved searches, posts, their links to issues, spikes ------------------------
+
+
+class SavedSearch(models.Model):
+    """An X API v2 recent-search query that the service runs on a schedule."""
+
+    name = models.CharField(max_length=100, unique=True)
+    query = models.CharField(max_length=512, unique=True, help_text="X API v2 query syntax")
+    enabled = models.BooleanField(default=True)
+    interval_minutes = models.PositiveIntegerField(default=15)
+    since_id = models.CharField(max_length=32, blank=True, default="")
+    monthly_budget = models.PositiveIntegerField(
+        default=10000, help_text="posts this search may read per month (the API caps reads)"
+    )
+    budget_month = models.DateField(null=True, blank=True)
+    posts_this_month = models.PositiveIntegerField(default=0)
+    requests_used = models.PositiveBigIntegerField(default=0)
+    last_run_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "saved searches"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class XAuthor(models.Model):
+    x_id = models.BigIntegerField(unique=True)
+    username = models.CharField(max_length=50, db_index=True)
+    name = models.CharField(max_length=100, blank=True, default="")
+    followers_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = "X author"
+        ordering = ["username"]
+
+    def __str__(self) -> str:
+        return f"@{self.username}"
+
+
+class Post(models.Model):
+    class Sentiment(models.TextChoices):
+        NEGATIVE = "negative"
+        NEUTRAL = "neutral"
+        POSITIVE = "positive"
+
+    x_id = models.BigIntegerField(unique=True)
+    author = models.ForeignKey(
+        XAuthor, null=True, blank=True, on_delete=models.SET_NULL, related_name="posts"
+    )
+    text = models.TextField()
+    created_at = models.DateTimeField(db_index=True)
+    lang = models.CharField(max_length=8, blank=True, default="")
+    conversation_id = models.CharField(max_length=32, blank=True, default="")
+    public_metrics = models.JSONField(default=dict, blank=True)
+    entities = models.JSONField(default=dict, blank=True)
+    referenced_tweets = models.JSONField(default=list, blank=True)
+    searches = models.ManyToManyField(SavedSearch, blank=True, related_name="posts")
+    sentiment = models.CharField(max_length=16, choices=Sentiment.choices, blank=True, default="")
+    sentiment_confidence = models.FloatField(null=True, blank=True)
+    mentions = models.JSONField(
+        default=dict, blank=True, help_text="components, GPUs, architectures, ROCm versions"
+    )
+    component_tags = models.CharField(
+        max_length=500, blank=True, default="", help_text="|HIP|MIOpen| for filtering"
+    )
+    understood_at = models.DateTimeField(null=True, blank=True)
+    ingested_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["sentiment", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"post {self.x_id}"
+
+    @property
+    def url(self) -> str:
+        username = self.author.username if self.author_id else "i"
+        return f"https://x.com/{username}/status/{self.x_id}"
+
+
+class PostIssueLink(models.Model):
+    class Kind(models.TextChoices):
+        EXPLICIT = "explicit", "URL in the post"
+        SUGGESTED = "suggested", "similar text"
+
+    class Status(models.TextChoices):
+        SUGGESTED = "suggested"
+        CONFIRMED = "confirmed"
+        REJECTED = "rejected"
+
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="issue_links")
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="post_links")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices)
+    score = models.FloatField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["post", "issue"], name="post_issue_link_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.post} → {self.issue_id} ({self.status})"
+
+
+class Spike(models.Model):
+    search = models.ForeignKey(
+        SavedSearch, null=True, blank=True, on_delete=models.CASCADE, related_name="spikes"
+    )
+    component = models.CharField(max_length=100, blank=True, default="")
+    hour = models.DateTimeField()
+    count = models.PositiveIntegerField()
+    baseline_mean = models.FloatField()
+    baseline_stdev = models.FloatField()
+    threshold = models.FloatField()
+    detected_at = models.DateTimeField(default=timezone.now)
+    announced_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-hour"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["search", "component", "hour"], name="spike_scope_hour_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.describe()
+
+    def scope_name(self) -> str:
+        return self.search.name if self.search_id else f"component {self.component}"
+
+    def describe(self) -> str:
+        return (
+            f"{self.scope_name()}: {self.count} posts in the hour from "
+            f"{self.hour:%Y-%m-%d %H:%M} UTC (14-day mean {self.baseline_mean:.1f}, "
+            f"threshold {self.threshold:.1f})"
+        )

@@ -9,22 +9,28 @@ Tasks are enqueued on commit, so a worker never sees a row that the transaction 
 from __future__ import annotations
 
 from django.db import transaction
-
-from config.celery import app
+from django.utils.module_loading import import_string
 
 # Celery task names, in order. Later issues append their steps here (classify, link fixes, ...).
-AFTER_ISSUES_CHANGED: list[str] = []
-AFTER_COMMENTS_CHANGED: list[str] = []
-AFTER_POSTS_CHANGED: list[str] = []
+AFTER_ISSUES_CHANGED: list[str] = [
+    "triage.tasks.classify_issues",
+    "kernels_ci.tasks.cases_refresh",  # re-extract repro cases; an edit needs re-approval
+    "releases.tasks.link_fixes",  # merged PRs' closing keywords → fix links → trains
+]
+AFTER_COMMENTS_CHANGED: list[str] = [
+    "kernels_ci.tasks.cases_refresh",  # `/repro` comments by collaborators approve and run
+]
+AFTER_POSTS_CHANGED: list[str] = ["triage.tasks.classify_posts"]
 
 
 def _enqueue(task_names: list[str], ids: list[int]) -> None:
     if not ids:
         return
     for name in task_names:
-        transaction.on_commit(
-            lambda name=name: app.signature(name, kwargs={"ids": list(ids)}).apply_async()
-        )
+        # Import the task by its dotted name (never a silent send of an unknown name): with
+        # tasks in-process (no REDIS_URL) it runs here; with a broker it goes to its queue.
+        task = import_string(name)
+        transaction.on_commit(lambda task=task: task.apply_async(kwargs={"ids": list(ids)}))
 
 
 def issues_changed(ids: list[int]) -> None:

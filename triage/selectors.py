@@ -4,11 +4,21 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from triage.models import Comment, Issue, Label, Repository, SyncState, WebhookDelivery
+from triage.models import (
+    Comment,
+    Issue,
+    IssuePrediction,
+    IssuePriority,
+    Label,
+    PredictionCorrection,
+    Repository,
+    SyncState,
+    WebhookDelivery,
+)
 
 ISSUE_STATES = ("open", "closed", "all")
 ISSUE_KINDS = ("issue", "pr", "all")
@@ -153,3 +163,72 @@ def issue_detail(*, owner: str, name: str, number: int) -> Issue:
 
 def repository_full_names() -> list[str]:
     return list(Repository.objects.order_by("full_name").values_list("full_name", flat=True))
+
+
+# --- triage queue and predictions (issue 3) --------------------------------------------------
+
+QUEUE_KINDS = ("bug", "feature", "question", "docs", "performance")
+
+
+def triage_queue(
+    *,
+    repo: str = "",
+    component: str = "",
+    architecture: str = "",
+    kind: str = "",
+    needs_triage: bool = False,
+) -> QuerySet[Issue]:
+    """Open issues, highest priority first (unprioritized last), with their predictions."""
+    issues = Issue.objects.filter(
+        deleted_at__isnull=True, is_pull_request=False, state=Issue.State.OPEN
+    )
+    if repo:
+        issues = issues.filter(repository__full_name__iexact=repo)
+
+    def predicted(model_name: str, **label):
+        return Exists(
+            IssuePrediction.objects.filter(issue_id=OuterRef("pk"), model_name=model_name, **label)
+        )
+
+    if component:
+        issues = issues.filter(predicted("component", label__iexact=component))
+    if kind:
+        issues = issues.filter(predicted("kind", label=kind))
+    if architecture:
+        issues = issues.filter(
+            predicted("environment", label__regex=rf"(^| ){re.escape(architecture)}( |$)")
+        )
+    if needs_triage:
+        issues = issues.filter(
+            Exists(IssuePrediction.objects.filter(issue_id=OuterRef("pk"), needs_triage=True))
+        )
+    return (
+        issues.select_related("repository", "author", "priority")
+        .prefetch_related("predictions")
+        .order_by(F("priority__score").desc(nulls_last=True), "-updated_at", "id")
+    )
+
+
+def triage_filter_choices() -> dict[str, list[str]]:
+    def labels(model_name):
+        return list(
+            IssuePrediction.objects.filter(model_name=model_name)
+            .exclude(label="")
+            .values_list("label", flat=True)
+            .distinct()
+            .order_by("label")
+        )
+
+    architectures = sorted({a for value in labels("environment") for a in value.split()})
+    return {"components": labels("component"), "architectures": architectures}
+
+
+def issue_predictions(*, issue: Issue) -> dict:
+    """{model name: IssuePrediction}, the issue's priority (or None) and its latest decisions."""
+    return {
+        "predictions": {p.model_name: p for p in IssuePrediction.objects.filter(issue=issue)},
+        "priority": IssuePriority.objects.filter(issue=issue).first(),
+        "corrections": list(
+            PredictionCorrection.objects.filter(issue=issue).select_related("user")[:10]
+        ),
+    }

@@ -7,9 +7,10 @@ import logging
 from celery import shared_task
 from celery.signals import beat_init
 
-from triage.models import Repository
-from triage.services import sync, tracking, webhooks
+from triage.models import Repository, SavedSearch
+from triage.services import social, spikes, sync, tracking, webhooks
 from triage.sources.github import RateLimited, TransientGitHubError
+from triage.sources.x import XRateLimited, XUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -53,3 +54,61 @@ def process_pending_webhook_deliveries() -> int:
 def track_configured_repositories(**kwargs) -> None:
     tracking.repositories_track_configured()
     tracking.schedules_install_defaults()
+    social.saved_searches_seed()
+    social.saved_searches_schedule()
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def sync_saved_search(self, search_id: int) -> str:
+    search = SavedSearch.objects.filter(pk=search_id, enabled=True).first()
+    if search is None:
+        return "disabled or gone"
+    try:
+        report = social.saved_search_sync(search=search)
+    except social.BudgetExhausted as exc:
+        return str(exc)
+    except XRateLimited as exc:
+        # Free the worker; come back at x-rate-limit-reset. The since_id kept our place.
+        raise self.retry(exc=exc, countdown=exc.seconds_to_wait()) from exc
+    except XUnavailable as exc:
+        if self.request.retries >= 8:
+            raise
+        raise self.retry(exc=exc, countdown=min(600, 15 * 2**self.request.retries)) from exc
+    return report.summary()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def detect_spikes() -> int:
+    found = spikes.spikes_detect()
+    return sum(spikes.spike_announce(spike=spike) for spike in found)
+
+
+# --- classification (issue 3) --------------------------------------------------------------
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def classify_issues(ids: list[int]) -> str:
+    from triage.services import classification
+
+    return classification.issues_classify(ids=ids).summary()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=3000, time_limit=3600)
+def classify_retrain_models(force: bool = False) -> str:
+    from triage.services import classification
+
+    return classification.classifiers_retrain(force=force).summary()
+
+
+@beat_init.connect
+def schedule_weekly_retraining(**kwargs) -> None:
+    from triage.services import classification_schedule
+
+    classification_schedule.retraining_schedule_install()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def classify_posts(ids: list[int]) -> str:
+    from triage.services import post_understanding
+
+    return post_understanding.posts_understand(ids=ids).summary()

@@ -10,7 +10,8 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from triage.services import ingest
+from triage.models import SavedSearch
+from triage.services import ingest, social, spikes
 
 DEMO_DATA = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "github.json.gz"
 PAGE = 100
@@ -71,3 +72,66 @@ def demo_user_ensure(*, username: str, password: str) -> None:
     user.is_staff = user.is_superuser = True
     user.set_password(password)
     user.save()
+
+
+# --- X posts ---------------------------------------------------------------------------------
+
+DEMO_POSTS = DEMO_DATA.parent / "demo_posts.json.gz"
+
+# Which default saved search each demo post belongs to, as X would have matched it (the demo
+# has no X server to ask): a post is tagged with every search whose words it carries.
+DEMO_SEARCH_WORDS = {
+    '"ROCm sucks" -is:retweet': (("rocm sucks",),),
+    'ROCm (broken OR crash OR hang OR bug OR "doesn\'t work") -is:retweet': (
+        ("rocm",),
+        ("broken", "crash", "hang", "bug", "doesn't work"),
+    ),
+    '("HIP error" OR hipErrorNoBinaryForGpu) -is:retweet': (
+        ("hip error", "hiperrornobinaryforgpu"),
+    ),
+    '(MI300X OR "Strix Halo") ROCm -is:retweet': (("mi300x", "strix halo"), ("rocm",)),
+}
+
+
+@dataclass
+class DemoPostsReport:
+    posts: int = 0
+    created: int = 0
+    spikes: int = 0
+
+    def summary(self) -> str:
+        return f"{self.posts} X posts ({self.created} new), {self.spikes} spike(s)"
+
+
+def _demo_searches_of(text: str, searches: dict) -> list:
+    lowered = text.lower()
+    return [
+        search
+        for query, groups in DEMO_SEARCH_WORDS.items()
+        if (search := searches.get(query)) is not None
+        and all(any(word in lowered for word in group) for group in groups)
+    ]
+
+
+def demo_posts_load(*, path: Path = DEMO_POSTS) -> DemoPostsReport:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    social.saved_searches_seed()
+    searches = {s.query: s for s in SavedSearch.objects.all()}
+    users = {str(u["id"]): u for u in data["includes"]["users"]}
+    report = DemoPostsReport()
+    by_search: dict = {}
+    for post in data["data"]:
+        for search in _demo_searches_of(post["text"], searches) or [None]:
+            by_search.setdefault(search, []).append(post)
+    for search, posts in by_search.items():
+        for page in _pages(posts):
+            with transaction.atomic():
+                result = social.posts_upsert(search=search, posts=page, users=users)
+            report.created += result.created
+    report.posts = len(data["data"])
+    first = min(ingest.parse_timestamp(p["created_at"]) for p in data["data"])
+    last = max(ingest.parse_timestamp(p["created_at"]) for p in data["data"])
+    found = spikes.spikes_scan(first_hour=first, last_hour=last)
+    report.spikes = sum(spikes.spike_announce(spike=spike) for spike in found) or len(found)
+    return report
