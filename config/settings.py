@@ -238,6 +238,15 @@ KERNELS_CI_VERIFY_PASSES = 3  # consecutive passing attempts for "verified fixed
 # load_demo runs the demo reproducers (about 30 s on 2 cores) when the kernels extra is installed.
 KERNELS_CI_DEMO_RUN = env_bool("KERNELS_CI_DEMO_RUN", True)
 
+# --- Roles: one Django group each, kept in step by `migrate` and `manage.py setup_roles` ---------
+# Entries: "app.codename", "app.view_*", "*" (everything) or "@role" (that role's permissions).
+ROLES = {
+    "viewers": ["triage.view_*", "releases.view_*", "kernels_ci.view_*", "django_celery_beat.view_*"],
+    "triagers": ["@viewers", "triage.triage_issue", "kernels_ci.approve_reprocase"],
+    "release managers": ["@viewers", "releases.manage_trains", "releases.approve_backport"],
+    "admins": ["*"],
+}
+
 # --- Demo data: `load_demo` runs these in order (each app adds its part of the story) -----------
 DEMO_LOADERS = [
     "triage.services.demo.demo_load",

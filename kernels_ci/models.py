@@ -64,6 +64,7 @@ class ReproCase(models.Model):
 
     class Meta:
         ordering = ["-extracted_at"]
+        permissions = [("approve_reprocase", "Can approve a repro case's script to run")]
 
     def __str__(self) -> str:
         return f"repro case of issue {self.issue_id}"

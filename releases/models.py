@@ -47,6 +47,9 @@ class ReleaseSeries(models.Model):
     class Meta:
         verbose_name_plural = "release series"
         ordering = ["name"]
+        permissions = [
+            ("manage_trains", "Can manage trains: targets, punts, fix links, RC tags, notes"),
+        ]
 
     def __str__(self) -> str:
         return self.title or self.name
@@ -233,6 +236,7 @@ class Backport(models.Model):
 
     class Meta:
         ordering = ["series", "train_version", "issue"]
+        permissions = [("approve_backport", "Can approve or reject backport nominations")]
         constraints = [
             models.UniqueConstraint(
                 fields=["issue", "series", "train_version"], name="backport_unique"

@@ -27,6 +27,10 @@ class Repository(models.Model):
     sync_lease_until = models.DateTimeField(
         null=True, blank=True, help_text="a sync holds the repository until then"
     )
+    label_writeback = models.BooleanField(
+        default=False,
+        help_text="Apply predicted kind and component labels on GitHub (above the threshold).",
+    )
 
     class Meta:
         verbose_name_plural = "repositories"
@@ -112,6 +116,10 @@ class Issue(models.Model):
     labels = models.ManyToManyField(Label, blank=True, related_name="issues")
     milestone = models.CharField(max_length=255, blank=True, default="")
     comments_count = models.PositiveIntegerField(default=0)
+    reactions_total = models.PositiveIntegerField(
+        default=0, help_text="GitHub reactions.total_count"
+    )
+    reactions = models.JSONField(default=dict, blank=True, help_text="GitHub reactions by content")
     html_url = models.URLField(max_length=500, blank=True, default="")
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
@@ -130,6 +138,9 @@ class Issue(models.Model):
     base_ref = models.CharField(max_length=255, blank=True, default="")
     head_ref = models.CharField(max_length=255, blank=True, default="")
     head_sha = models.CharField(max_length=64, blank=True, default="")
+    commit_messages = models.JSONField(
+        default=list, blank=True, help_text="messages of the PR's commits (merged PRs)"
+    )
 
     deleted_at = models.DateTimeField(null=True, blank=True)
     transferred_to = models.CharField(max_length=300, blank=True, default="")
@@ -147,6 +158,9 @@ class Issue(models.Model):
             models.Index(fields=["repository", "state", "-updated_at"]),
             models.Index(fields=["-updated_at"]),
             models.Index(fields=["is_pull_request", "state"]),
+        ]
+        permissions = [
+            ("triage_issue", "Can triage issues: correct predictions, duplicates, priority"),
         ]
 
     def __str__(self) -> str:
@@ -170,6 +184,9 @@ class Comment(models.Model):
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
     deleted_at = models.DateTimeField(null=True, blank=True)
+    sentiment = models.CharField(max_length=16, blank=True, default="")
+    sentiment_confidence = models.FloatField(null=True, blank=True)
+    sentiment_model_version = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["created_at", "github_id"]
@@ -457,3 +474,31 @@ class Spike(models.Model):
             f"{self.hour:%Y-%m-%d %H:%M} UTC (14-day mean {self.baseline_mean:.1f}, "
             f"threshold {self.threshold:.1f})"
         )
+
+
+class LabelWriteback(models.Model):
+    """One label the service applied (or, in a dry run, would apply) on GitHub: the audit log."""
+
+    class Status(models.TextChoices):
+        PLANNED = "planned", "planned (dry run)"
+        APPLIED = "applied"
+        SKIPPED = "skipped"
+        FAILED = "failed"
+
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="label_writebacks")
+    model_name = models.CharField(max_length=64)
+    model_version = models.CharField(max_length=64, blank=True, default="")
+    label = models.CharField(max_length=255)
+    confidence = models.FloatField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices)
+    detail = models.TextField(blank=True, default="")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.label!r} on {self.issue_id}"
