@@ -317,6 +317,14 @@ class IssuePriority(models.Model):
     score = models.PositiveSmallIntegerField(default=0, db_index=True)
     parts = models.JSONField(default=list, blank=True)
     computed_at = models.DateTimeField(default=timezone.now)
+    override = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="a triager's priority (0-100); wins over the score"
+    )
+    override_reason = models.CharField(max_length=255, blank=True, default="")
+    override_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    override_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "issue priorities"
@@ -458,7 +466,9 @@ class Spike(models.Model):
         ordering = ["-hour"]
         constraints = [
             models.UniqueConstraint(
-                fields=["search", "component", "hour"], name="spike_scope_hour_unique"
+                fields=["search", "component", "hour"],
+                name="spike_scope_hour_unique",
+                nulls_distinct=False,
             )
         ]
 
@@ -502,3 +512,57 @@ class LabelWriteback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.status} {self.label!r} on {self.issue_id}"
+
+
+class TriageAction(models.Model):
+    """The audit log of the dashboard: who did what to which issue, with before and after."""
+
+    issue = models.ForeignKey(
+        Issue, null=True, blank=True, on_delete=models.CASCADE, related_name="triage_actions"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=64, help_text="e.g. prediction.correct, repro.approve")
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} on {self.issue_id} by {self.actor_id}"
+
+
+class SavedView(models.Model):
+    """A user's named set of triage-queue filters (the query string of the queue page)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_views"
+    )
+    name = models.CharField(max_length=100)
+    page = models.CharField(max_length=32, default="triage-queue")
+    query = models.CharField(max_length=1000, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "page", "name"], name="saved_view_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.user_id})"
+
+
+class UserPreference(models.Model):
+    """Per-user dashboard settings: the time zone times are shown in."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference"
+    )
+    time_zone = models.CharField(max_length=64, default="UTC")
+
+    def __str__(self) -> str:
+        return f"preferences of {self.user_id}"
