@@ -68,6 +68,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Everything needs a login except views marked login_not_required (login, webhook, health)
+    # and the REST API (token auth); dashboard pages need the viewer role (triage/access.py).
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "triage.access.RoleRequiredMiddleware",
+    "triage.access.UserTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -185,7 +190,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Redis redelivers an unacknowledged task after this; a rate-limited sync waits up to an hour for
+# GitHub's reset, and its countdowns stay under 90% of this (triage/services/sync.py).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 7200}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
@@ -265,6 +272,21 @@ ISSUE_PANELS: list[str] = [
     "releases.panels.fixed_in_panel",
 ]
 
+# --- Home and settings page panels: `panel(*, request) -> triage.panels.Panel | None` ----------
+HOME_PANELS: list[str] = [
+    "triage.panels_home.triage_panel",
+    "releases.home_panels.next_train_panel",
+    "kernels_ci.home_panels.repro_panel",
+    "triage.panels_home.social_panel",
+    "triage.panels_home.models_panel",
+    "triage.panels_home.activity_panel",
+]
+SETTINGS_PANELS: list[str] = [
+    "triage.panels_home.repositories_settings_panel",
+    "triage.panels_home.saved_searches_settings_panel",
+    "releases.home_panels.series_settings_panel",
+]
+
 # --- Classifiers (issue 3) ----------------------------------------------------------------------
 CLASSIFIER_ARTIFACT_DIR = Path(os.environ.get("CLASSIFIER_ARTIFACT_DIR", VAR_DIR / "models"))
 # Per-repository label maps for weak labels: {model: {"*" or "OWNER/NAME": {label: class}}},
@@ -272,6 +294,10 @@ CLASSIFIER_ARTIFACT_DIR = Path(os.environ.get("CLASSIFIER_ARTIFACT_DIR", VAR_DIR
 CLASSIFIER_LABEL_MAPS: dict = {}
 # Priority weights (points per part), merged over triage/services/priority.py's defaults.
 PRIORITY_WEIGHTS: dict = {}
+# Label write-back (per repository, off by default): predictions at least this confident.
+CLASSIFIER_WRITEBACK_MIN_CONFIDENCE = float(
+    os.environ.get("CLASSIFIER_WRITEBACK_MIN_CONFIDENCE", "0.9")
+)
 
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -279,7 +305,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Reads need the viewer role (the view permission on issues); actions name their own.
+    "DEFAULT_PERMISSION_CLASSES": ["triage.permissions.CanView"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -289,7 +316,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Issues, pull requests, posts, release trains and repro runs.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SERVE_PERMISSIONS": ["triage.permissions.CanView"],
     # Swagger UI from our own static files: the dashboard works on an isolated network.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

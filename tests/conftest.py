@@ -27,9 +27,47 @@ def _test_settings(settings, tmp_path):
     settings.CLASSIFIER_ARTIFACT_DIR = tmp_path / "models"
 
 
+def user_with_role(django_user_model, username: str, *roles: str):
+    """A user in the role groups of settings.ROLES (kept in step by migrate)."""
+    from django.contrib.auth.models import Group
+
+    member = django_user_model.objects.create_user(username=username, password=f"pw-{username}-1")
+    member.groups.set(Group.objects.filter(name__in=roles))
+    return member
+
+
 @pytest.fixture
 def user(db, django_user_model):
-    return django_user_model.objects.create_user(username="alice", password="pw-alice-123")
+    """A viewer: reads every page, changes nothing."""
+    return user_with_role(django_user_model, "alice", "viewers")
+
+
+@pytest.fixture
+def triager(db, django_user_model):
+    return user_with_role(django_user_model, "tess", "triagers")
+
+
+@pytest.fixture
+def release_manager(db, django_user_model):
+    return user_with_role(django_user_model, "rmgr", "release managers")
+
+
+@pytest.fixture
+def triager_client(triager):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(triager)
+    return client
+
+
+@pytest.fixture
+def release_manager_client(release_manager):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(release_manager)
+    return client
 
 
 @pytest.fixture

@@ -1,10 +1,12 @@
 """GET /healthz: is the web process up and its database reachable (for load balancers)."""
 
+from django.contrib.auth.decorators import login_not_required
 from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
 
 
+@login_not_required
 @require_GET
 def healthz(request):
     try:

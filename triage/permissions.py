@@ -26,3 +26,9 @@ class HasPermission(BasePermission):
     def has_permission(self, request, view) -> bool:
         user = request.user
         return bool(user and user.is_authenticated and user.has_perm(self.perm))
+
+
+class CanView(HasPermission):
+    """The REST API's default: the viewer role (every role includes it)."""
+
+    perm = "triage.view_issue"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from triage import views, views_classification, views_social
+from triage import views, views_classification, views_models, views_settings, views_social
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,6 +14,10 @@ urlpatterns = [
         name="issue-detail",
     ),
     path("triage/", views_classification.triage_queue, name="triage-queue"),
+    path("models/", views_models.models_overview, name="models"),
+    path("models/retrain/", views_models.models_retrain, name="models-retrain"),
+    path("settings/", views_settings.settings_overview, name="settings"),
+    path("preferences/", views_settings.preferences, name="preferences"),
     path(
         "issues/<str:owner>/<str:name>/<int:number>/predictions/<str:model_name>/",
         views_classification.prediction_decide,

@@ -7,7 +7,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 
 from triage import selectors
-from triage.panels import issue_panels
+from triage.panels import issue_panels, page_panels
 
 ISSUES_PER_PAGE = 50
 KIND_TO_IS_PULL_REQUEST = {"issue": False, "pr": True, "all": None}
@@ -53,6 +53,7 @@ class IssueFilterForm(forms.Form):
 @login_required
 def home(request):
     context = {
+        "panels": page_panels("HOME_PANELS", request=request),
         "overviews": selectors.repository_overviews(),
         "deliveries": selectors.webhook_delivery_summary(),
         "configured_repos": settings.GITHUB_REPOS,

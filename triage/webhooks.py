@@ -8,6 +8,7 @@ import json
 import logging
 
 from django.conf import settings
+from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -28,6 +29,7 @@ def _error(status: int, message: str) -> JsonResponse:
     return JsonResponse({"error": message}, status=status)
 
 
+@login_not_required
 @csrf_exempt
 @require_POST
 def github_webhook(request: HttpRequest) -> JsonResponse:

@@ -29,7 +29,7 @@ def test_it_shows_the_login_form_with_labels(client):
 @pytest.mark.django_db
 def test_it_logs_in_and_lands_on_home(client, user):
     response = client.post(
-        reverse("login"), {"username": "alice", "password": "pw-alice-123"}, follow=True
+        reverse("login"), {"username": "alice", "password": "pw-alice-1"}, follow=True
     )
     assert response.redirect_chain[-1][0] == reverse("home")
     assert "alice" in response.content.decode()

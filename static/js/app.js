@@ -1,0 +1,53 @@
+// Dashboard behaviour, no inline scripts: keyboard navigation of lists and small conveniences.
+//
+// A list (table body or <ol>) with data-keynav holds rows with data-keynav-item. Keys:
+//   j / k      next / previous row (the row gets focus and aria-selected)
+//   o, Enter   open the row's main link (the element with data-keynav-open)
+//   any key K  click the row's control with data-key="K" (for example a = accept, x = approve)
+//   ?          show or hide the help (the element with id keynav-help)
+// Keys typed into a form control are left alone.
+(function () {
+  function rows(list) { return Array.prototype.slice.call(list.querySelectorAll("[data-keynav-item]")); }
+  function current(list) { return list.querySelector("[data-keynav-item][aria-selected='true']"); }
+  function select(list, row) {
+    rows(list).forEach(function (r) { r.setAttribute("aria-selected", r === row ? "true" : "false"); });
+    if (row) { row.focus({ preventScroll: false }); row.scrollIntoView({ block: "nearest" }); }
+  }
+  function typing(target) {
+    return target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName));
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    var list = document.querySelector("[data-keynav]");
+    if (!list) return;
+    var all = rows(list);
+    if (!all.length) return;
+    var row = current(list);
+    var index = row ? all.indexOf(row) : -1;
+    var key = event.key;
+    if (key === "j" || key === "k") {
+      var next = key === "j" ? Math.min(index + 1, all.length - 1) : Math.max(index - 1, 0);
+      select(list, all[next]);
+      event.preventDefault();
+    } else if ((key === "o" || key === "Enter") && row && event.target === row) {
+      var link = row.querySelector("[data-keynav-open]");
+      if (link) { link.click(); event.preventDefault(); }
+    } else if (key === "?") {
+      var help = document.getElementById("keynav-help");
+      if (help) { help.hidden = !help.hidden; event.preventDefault(); }
+    } else if (row) {
+      var control = row.querySelector("[data-key='" + CSS.escape(key) + "']");
+      if (control) { control.focus(); control.click(); event.preventDefault(); }
+    }
+  });
+  document.addEventListener("click", function (event) {
+    var row = event.target.closest && event.target.closest("[data-keynav-item]");
+    if (row) { select(row.closest("[data-keynav]"), row); }
+  });
+  // After htmx replaced a row, keep the keyboard position on the new row.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var row = event.target.closest ? event.target.closest("[data-keynav-item]") : null;
+    if (!row && event.target.matches && event.target.matches("[data-keynav-item]")) row = event.target;
+    if (row) { select(row.closest("[data-keynav]"), row); }
+  });
+})();

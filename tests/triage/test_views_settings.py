@@ -1,0 +1,24 @@
+import pytest
+from django.urls import reverse
+
+from triage.models import SavedSearch
+
+
+@pytest.mark.django_db
+def test_it_lists_repositories_searches_and_series(logged_in_client, make):
+    make.repository("ROCm/HIP", label_writeback=True)
+    SavedSearch.objects.create(name="sucks", query='"ROCm sucks" -is:retweet')
+    content = logged_in_client.get(reverse("settings")).content.decode()
+    assert "ROCm/HIP" in content
+    assert "&quot;ROCm sucks&quot; -is:retweet" in content
+    assert "Release series" in content
+    # a viewer gets no edit links
+    assert "/admin/triage/repository/" not in content
+
+
+@pytest.mark.django_db
+def test_it_links_the_admin_for_those_who_may_edit(admin_client, make):
+    repo = make.repository("ROCm/HIP")
+    content = admin_client.get(reverse("settings")).content.decode()
+    assert reverse("admin:triage_repository_change", args=[repo.pk]) in content
+    assert reverse("admin:releases_releaseseries_add") in content

@@ -1,0 +1,80 @@
+"""triage's sections of the home page and the settings page (listed in settings.*_PANELS)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.utils import timezone
+
+from triage import selectors, selectors_home, selectors_social
+from triage.panels import Panel
+
+
+def triage_panel(*, request) -> Panel:
+    return Panel(
+        title="Triage",
+        template="triage/home/triage.html",
+        context=selectors_home.triage_summary(),
+        slug="triage",
+    )
+
+
+def activity_panel(*, request) -> Panel:
+    chart = selectors_home.issues_opened_closed_per_week(weeks=12, now=timezone.now())
+    return Panel(
+        title="Issues opened and closed per week",
+        template="triage/home/activity.html",
+        context={
+            "chart": {
+                "type": "bar",
+                "labels": chart["labels"],
+                "datasets": [
+                    {"label": "opened", "data": chart["opened"], "color": "#1a7f37"},
+                    {"label": "closed", "data": chart["closed"], "color": "#8250df"},
+                ],
+            },
+            "totals": {"opened": sum(chart["opened"]), "closed": sum(chart["closed"])},
+        },
+        slug="activity",
+    )
+
+
+def social_panel(*, request) -> Panel:
+    return Panel(
+        title="Social",
+        template="triage/home/social.html",
+        context=selectors_home.social_summary(now=timezone.now()),
+        slug="social",
+    )
+
+
+def models_panel(*, request) -> Panel:
+    return Panel(
+        title="Models",
+        template="triage/home/models.html",
+        context={"models": selectors_home.model_health()},
+        slug="models",
+    )
+
+
+def repositories_settings_panel(*, request) -> Panel:
+    return Panel(
+        title="Tracked repositories",
+        template="triage/settings/repositories.html",
+        context={
+            "overviews": selectors.repository_overviews(),
+            "configured_repos": settings.GITHUB_REPOS,
+        },
+        slug="repositories",
+    )
+
+
+def saved_searches_settings_panel(*, request) -> Panel:
+    return Panel(
+        title="Saved X searches",
+        template="triage/settings/saved_searches.html",
+        context={
+            "searches": selectors_social.saved_searches(),
+            "x_enabled": bool(settings.X_BEARER_TOKEN),
+        },
+        slug="saved-searches",
+    )
