@@ -1,7 +1,8 @@
 """Quality and cost of the classifiers on real labelled data (figures for docs/PERFORMANCE.md).
 
     python benchmarks/classifiers.py --nlbse ../shared/data/nlbse24/issues_train.csv \
-        --senti ../shared/data/senti4sd/train.csv [--json] [--skip-cost]
+        --senti ../shared/data/senti4sd/train.csv [--json] [--skip-cost] \
+        [--configs tfidf,embeddings]
 
 kind: the NLBSE'24 protocol (one model per repository, trained on its 300 issues, macro-F1
 averaged over the five), in stratified 5-fold cross-validation; each outer fold trains the whole
@@ -9,6 +10,10 @@ model, thresholds included, on the other four folds only. The same with the issu
 headings ("### Describe the bug") stripped, since they leak the label. sentiment: Senti4SD in
 5-fold cross-validation. Cost: training on 10,000 issues (the NLBSE issues replicated), batch
 prediction throughput, and duplicate search over 100,000 issues.
+
+Two configurations of `kind`: "tfidf" (the default install) and "embeddings" (TF-IDF plus the
+sentence embedding of the optional extra, pip install 'rocm-triage[embeddings]'); the second is
+measured when the extra is installed, with what it adds to an installation.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import os
 import re
 import sys
 import time
+import tomllib
+from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -27,10 +34,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DEBUG", "1")
 
 import numpy as np  # noqa: E402
+from packaging.requirements import Requirement  # noqa: E402
+from packaging.utils import canonicalize_name  # noqa: E402
 from sklearn.metrics import f1_score  # noqa: E402
 from sklearn.model_selection import StratifiedKFold  # noqa: E402
 
-from classifiers import features  # noqa: E402
+from classifiers import embeddings, features  # noqa: E402
 from classifiers.duplicates import DuplicateIndex  # noqa: E402
 from classifiers.kind import KindClassifier  # noqa: E402
 from classifiers.sentiment import SentimentClassifier  # noqa: E402
@@ -48,13 +57,15 @@ def strip_template(body: str) -> str:
     return HEADING.sub(" ", body or "")
 
 
-def cross_validate(model_class, texts: list[str], labels: list[str], folds: int = 5) -> dict:
+def cross_validate(
+    model_class, texts: list[str], labels: list[str], folds: int = 5, **options
+) -> dict:
     y = np.asarray(labels)
     predicted = np.empty(len(y), dtype=object)
     accepted = np.zeros(len(y), dtype=bool)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=42)
     for train, test in splitter.split(texts, y):
-        model = model_class()
+        model = model_class(**options)
         model.fit([texts[i] for i in train], list(y[train]))
         for i, p in zip(
             test, model.predict([texts[i] for i in test], with_evidence=False), strict=True
@@ -73,7 +84,7 @@ def cross_validate(model_class, texts: list[str], labels: list[str], folds: int 
     }
 
 
-def kind_per_repository(rows: list[dict], *, strip: bool) -> dict:
+def kind_per_repository(rows: list[dict], *, strip: bool, embeddings: bool = False) -> dict:
     per_repo = {}
     for repo in sorted({r["repo"] for r in rows}):
         mine = [r for r in rows if r["repo"] == repo]
@@ -81,7 +92,9 @@ def kind_per_repository(rows: list[dict], *, strip: bool) -> dict:
             features.issue_text(r["title"], strip_template(r["body"]) if strip else r["body"])
             for r in mine
         ]
-        per_repo[repo] = cross_validate(KindClassifier, texts, [r["label"] for r in mine])
+        per_repo[repo] = cross_validate(
+            KindClassifier, texts, [r["label"] for r in mine], embeddings=embeddings
+        )
     accepted = sum(m["accepted"] for m in per_repo.values())
     n = sum(m["n"] for m in per_repo.values())
     return {
@@ -92,26 +105,32 @@ def kind_per_repository(rows: list[dict], *, strip: bool) -> dict:
     }
 
 
-def cost(rows: list[dict]) -> dict:
+def kind_cost(rows: list[dict], *, embeddings: bool = False) -> dict:
+    """Wall and CPU seconds: with OMP_NUM_THREADS=1 the CPU time is what one free core takes,
+    the wall time also counts whatever else the machine was running."""
     texts = [features.issue_text(r["title"], r["body"]) for r in rows]
     labels = [r["label"] for r in rows]
     reps = -(-10_000 // len(texts))
     # replicate, each copy tagged so that the vectorisers see 10,000 distinct documents
     big = [f"{t}\ncopy{k}" for k in range(reps) for t in texts][:10_000]
     big_labels = (labels * reps)[:10_000]
-    started = time.perf_counter()
-    model = KindClassifier()
+    wall, cpu = time.perf_counter(), time.process_time()
+    model = KindClassifier(embeddings=embeddings)
     model.fit(big, big_labels)
-    train_seconds = time.perf_counter() - started
+    figures = {
+        "train_10k_seconds": time.perf_counter() - wall,
+        "train_10k_cpu_seconds": time.process_time() - cpu,
+    }
+    batch = big[: 1000 if embeddings else 5000]
+    for key, explain in (("predict", False), ("predict_with_evidence", True)):
+        wall, cpu = time.perf_counter(), time.process_time()
+        model.predict(batch, with_evidence=explain)
+        figures[f"{key}_per_second"] = len(batch) / (time.perf_counter() - wall)
+        figures[f"{key}_per_cpu_second"] = len(batch) / (time.process_time() - cpu)
+    return figures
 
-    batch = big[:5000]
-    started = time.perf_counter()
-    model.predict(batch, with_evidence=False)
-    plain = len(batch) / (time.perf_counter() - started)
-    started = time.perf_counter()
-    model.predict(batch, with_evidence=True)
-    explained = len(batch) / (time.perf_counter() - started)
 
+def duplicates_cost(rows: list[dict]) -> dict:
     raw = [f"{r['title']}\n{r['body'][:2000]}" for r in rows]
     corpus = [f"{raw[i % len(raw)]} build{i} host{i % 977}" for i in range(100_000)]
     started = time.perf_counter()
@@ -124,11 +143,51 @@ def cost(rows: list[dict]) -> dict:
         index.query(queries[start : start + 20], exclude=list(range(start, start + 20)))
     per_query_ms = (time.perf_counter() - started) / len(queries) * 1000
     return {
-        "train_10k_seconds": train_seconds,
-        "predict_per_second": plain,
-        "predict_with_evidence_per_second": explained,
         "duplicates_index_100k_seconds": index_seconds,
         "duplicates_query_ms": per_query_ms,
+    }
+
+
+def _closure(names: list[str]) -> set[str]:
+    """Installed distributions that `names` need, transitively (extras and markers ignored)."""
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = canonicalize_name(todo.pop())
+        if name in seen:
+            continue
+        try:
+            requires = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
+            continue
+        seen.add(name)
+        todo += [
+            r.name
+            for r in map(Requirement, requires)
+            if r.marker is None or r.marker.evaluate({"extra": ""})
+        ]
+    return seen
+
+
+def _megabytes(name: str) -> float:
+    files = metadata.distribution(name).files or []
+    return sum(f.size or 0 for f in files) / 1e6
+
+
+def extra_install_size(extra: str = "embeddings") -> dict:
+    """What the extra adds to a default installation: its distributions beyond the base ones."""
+    root = Path(__file__).resolve().parent.parent
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text())
+    project = pyproject["project"]
+    base = _closure([Requirement(r).name for r in project["dependencies"]])
+    wanted = [Requirement(r).name for r in project["optional-dependencies"][extra]]
+    added = sorted(_closure(wanted) - base)
+    sizes = {name: round(_megabytes(name), 1) for name in added}
+    return {
+        "distributions": sizes,
+        "total_mb": round(sum(sizes.values()), 1),
+        "torch_mb": sizes.get("torch", 0.0),
+        "model_package_mb": sizes.get(canonicalize_name(embeddings.PACKAGE), 0.0),
     }
 
 
@@ -138,20 +197,39 @@ def main() -> None:
     parser.add_argument("--senti", required=True, help="senti4sd/train.csv")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-cost", action="store_true")
+    parser.add_argument(
+        "--configs",
+        default="tfidf,embeddings",
+        help="kind configurations to measure; embeddings is skipped when the extra is missing",
+    )
     args = parser.parse_args()
+    configs = [c for c in args.configs.split(",") if c]
+    if "embeddings" in configs and not embeddings.available():
+        print("embeddings extra not installed: measuring the tfidf configuration only")
+        configs.remove("embeddings")
 
     nlbse, senti = read(args.nlbse), read(args.senti)
-    results = {"kind": kind_per_repository(nlbse, strip=False)}
-    results["kind_template_stripped"] = kind_per_repository(nlbse, strip=True)
+    results = {}
+    for config in configs:
+        suffix, use = ("", False) if config == "tfidf" else ("_embeddings", True)
+        results[f"kind{suffix}"] = kind_per_repository(nlbse, strip=False, embeddings=use)
+        results[f"kind{suffix}_template_stripped"] = kind_per_repository(
+            nlbse, strip=True, embeddings=use
+        )
     results["sentiment"] = cross_validate(
         SentimentClassifier, [r["text"] for r in senti], [r["label"] for r in senti]
     )
     if not args.skip_cost:
-        results["cost"] = cost(nlbse)
+        for config in configs:
+            suffix = "" if config == "tfidf" else "_embeddings"
+            results[f"cost{suffix}"] = kind_cost(nlbse, embeddings=config == "embeddings")
+        results["duplicates"] = duplicates_cost(nlbse)
+        if "embeddings" in configs:
+            results["install_embeddings"] = extra_install_size("embeddings")
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    for name in ("kind", "kind_template_stripped"):
+    for name in [k for k in results if k.startswith("kind")]:
         r = results[name]
         print(
             f"{name}: macro-F1 {r['macro_f1_mean']:.3f} "
@@ -164,13 +242,26 @@ def main() -> None:
         f"sentiment: macro-F1 {s['macro_f1']:.3f}, accuracy {s['accuracy']:.3f}; at thresholds "
         f"precision {s['precision_at_threshold']:.3f}, coverage {s['coverage']:.1%}"
     )
-    if "cost" in results:
-        c = results["cost"]
+    for name in [k for k in results if k.startswith("cost")]:
+        c = results[name]
         print(
-            f"cost: training on 10,000 issues {c['train_10k_seconds']:.1f}s; prediction "
-            f"{c['predict_per_second']:.0f} issues/s ({c['predict_with_evidence_per_second']:.0f} "
-            f"with evidence); duplicates over 100,000 issues: index "
-            f"{c['duplicates_index_100k_seconds']:.1f}s, {c['duplicates_query_ms']:.1f} ms a query"
+            f"{name}: training kind on 10,000 issues {c['train_10k_seconds']:.1f}s "
+            f"({c['train_10k_cpu_seconds']:.1f} CPU s); prediction "
+            f"{c['predict_per_second']:.0f} issues/s ({c['predict_per_cpu_second']:.0f} per CPU s; "
+            f"{c['predict_with_evidence_per_second']:.0f} with evidence)"
+        )
+    if "duplicates" in results:
+        d = results["duplicates"]
+        print(
+            f"duplicates over 100,000 issues: index {d['duplicates_index_100k_seconds']:.1f}s, "
+            f"{d['duplicates_query_ms']:.1f} ms a query"
+        )
+    if "install_embeddings" in results:
+        i = results["install_embeddings"]
+        print(
+            f"embeddings extra adds {i['total_mb']:.0f} MB installed (model package "
+            f"{i['model_package_mb']:.0f} MB, torch {i['torch_mb']:.0f} MB): "
+            + ", ".join(f"{k} {v:.0f}" for k, v in i["distributions"].items())
         )
 
 

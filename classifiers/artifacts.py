@@ -7,7 +7,10 @@
     <CLASSIFIER_ARTIFACT_DIR>/<model>/ACTIVE                      the active version's name
 
 A pickle is only safe to load with the scikit-learn that wrote it, and only if it is the file
-that was written: loading checks both against the metadata first and refuses otherwise.
+that was written: loading checks both against the metadata first and refuses otherwise. The
+metadata's `features` say what the model reads (TF-IDF vectorisers, the linear model, and the
+sentence encoder with its package version when the embeddings extra was used); a model that
+needs an encoder this installation lacks is refused the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import numpy as np
 import sklearn
 from django.conf import settings
 
+from classifiers import embeddings
 from classifiers.registry import model_class
 
 MODEL_FILE = "model.joblib"
@@ -145,6 +149,7 @@ def artifact_save(
         "source": source,
         "classes": list(getattr(model, "classes", [])),
         "thresholds": dict(getattr(model, "thresholds", {})),
+        "features": model.feature_info() if hasattr(model, "feature_info") else {},
         "cv_metrics": model.cv_metrics,
         "model_sha256": _sha256(folder / MODEL_FILE),
         **(extra or {}),
@@ -186,6 +191,14 @@ def metadata_check(metadata: dict) -> None:
             f"{sklearn.__version__}; a pickled model is only safe with the version that wrote it. "
             f"Retrain it: python manage.py train_classifier {metadata.get('model')}"
         )
+    encoder = (metadata.get("features") or {}).get("embeddings")
+    if encoder:
+        try:
+            embeddings.encoder_check(encoder)
+        except embeddings.EmbeddingsUnavailable as exc:
+            raise ForeignArtifact(
+                f"{metadata.get('model')} version {metadata.get('version')}: {exc}"
+            ) from None
 
 
 _cache: dict[tuple[str, str, str], LoadedModel] = {}

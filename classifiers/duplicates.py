@@ -89,6 +89,9 @@ class DuplicateIndex:
             results.append(pairs[:k])
         return results
 
+    def feature_info(self) -> dict:
+        return {"tfidf": ["w"], "similarity": "cosine"}
+
     def state(self) -> dict:
         return {
             "vectorizer": self.vectorizer,

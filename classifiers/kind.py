@@ -9,3 +9,4 @@ class KindClassifier(TextClassifier):
     name = "kind"
     input = "issue"
     description = "bug / feature / question / docs / performance"
+    embedding_weight = 1.0  # with the embeddings extra switched on (CLASSIFIER_EMBEDDINGS)

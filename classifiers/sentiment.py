@@ -10,8 +10,10 @@ class SentimentClassifier(TextClassifier):
     name = "sentiment"
     input = "text"
     description = "negative / neutral / positive"
-    svm_c = 0.5
+    # measured on Senti4SD: the calibrated SVM beats logistic regression here (0.814 vs 0.806)
+    linear = "calibrated_svm"
+    c = 0.5
 
     def build_features(self):
         # short texts: keep rare words and char n-grams ("!!", ":(" ...)
-        return features.word_and_char_tfidf(word_min_df=1, char_min_df=1)
+        return features.word_and_char_tfidf(word_min_df=1, char_min_df=1, char_ngrams=(2, 5))

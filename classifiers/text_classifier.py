@@ -1,11 +1,16 @@
 """A calibrated text classifier with per-class abstention and evidence; each model subclasses it.
 
 fit(texts, labels):
-  1. the TF-IDF features are fitted once on all texts (unsupervised);
-  2. the classifier is cross-validated on them (stratified folds, fixed seed): the out-of-fold
+  1. the TF-IDF features are fitted once on all texts (unsupervised); with the embeddings extra
+     switched on for a model that uses it, each text's sentence embedding (a frozen encoder, so
+     no label is seen) is appended to its TF-IDF row;
+  2. the classifier is cross-validated on them (stratified folds, fixed seed; 5, or 3 from
+     LARGE_TRAINING_SET items on): the out-of-fold
      probabilities give the cross-validated metrics and, per class, the lowest confidence at which
      that class's predictions still reach `target_precision` (its abstention threshold);
   3. the classifier is fitted on everything.
+The classifier is a multinomial logistic regression (probabilities of its own, one fit) unless a
+model asks for the sigmoid-calibrated linear SVM (`linear = "calibrated_svm"`, three fits).
 A prediction under its class's threshold is kept but marked `needs_triage`: a human decides.
 Evidence: the words of the text with the largest weight toward the predicted class.
 """
@@ -17,17 +22,22 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from sklearn.base import clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.pipeline import FeatureUnion
 from sklearn.svm import LinearSVC
 
-from classifiers import features
+from classifiers import embeddings, features
 
 DEFAULT_FOLDS = 5
+LARGE_TRAINING_SET = 5000  # from this size on, 3 folds: enough out-of-fold items, 2 fits fewer
 SEED = 0
 MIN_THRESHOLD_SUPPORT = 5
 MIN_CLASS_EXAMPLES = 5  # fewer: the class is left out (too few to cross-validate)
@@ -110,6 +120,13 @@ def abstention_thresholds(
     return thresholds
 
 
+def _embeddings_setting() -> bool:
+    try:
+        return bool(getattr(settings, "CLASSIFIER_EMBEDDINGS", False))
+    except ImproperlyConfigured:  # used outside a configured Django project
+        return False
+
+
 class TextClassifier:
     """Base of the text models. Subclasses set the class attributes and may override features."""
 
@@ -117,11 +134,19 @@ class TextClassifier:
     input: ClassVar[str] = "issue"  # "issue": (title, body) rows; "text": one text per row
     description: ClassVar[str] = ""
     target_precision: ClassVar[float] = 0.90
-    svm_c: ClassVar[float] = 1.0
+    linear: ClassVar[str] = "logistic"  # or "calibrated_svm"
+    c: ClassVar[float] = 10.0  # inverse regularisation of the linear model
+    # weight of the sentence embedding beside the TF-IDF row; 0: this model never uses them
+    embedding_weight: ClassVar[float] = 0.0
     evidence_terms: ClassVar[int] = 6
 
-    def __init__(self):
+    def __init__(self, *, embeddings: bool | None = None):
+        """embeddings: None follows settings.CLASSIFIER_EMBEDDINGS (off when unset)."""
+        if embeddings is None:
+            embeddings = _embeddings_setting()
+        self.use_embeddings = embeddings and self.embedding_weight > 0
         self.features: FeatureUnion | None = None
+        self.embeddings: dict | None = None  # the encoder a fitted model was trained with
         self.classifier = None
         self.classes: list[str] = []
         self.thresholds: dict[str, float] = {}
@@ -135,11 +160,33 @@ class TextClassifier:
         return features.word_and_char_tfidf()
 
     def build_classifier(self, n_min_class: int):
-        return CalibratedClassifierCV(
-            LinearSVC(C=self.svm_c, class_weight="balanced"),
-            method="sigmoid",
-            cv=min(3, n_min_class),
-        )
+        if self.linear == "calibrated_svm":
+            return CalibratedClassifierCV(
+                LinearSVC(C=self.c, class_weight="balanced"),
+                method="sigmoid",
+                cv=min(3, n_min_class),
+            )
+        return LogisticRegression(C=self.c, max_iter=2000)
+
+    def feature_info(self) -> dict:
+        """Which features a fitted model uses (recorded in the artifact's metadata)."""
+        info = {"tfidf": sorted(name for name, _ in self.features.transformer_list)}
+        info["linear"] = self.linear
+        if self.embeddings:
+            info["embeddings"] = dict(self.embeddings)
+        return info
+
+    def _matrix(self, texts: list[str]):
+        """(the TF-IDF rows, the rows the classifier sees): the same unless embeddings are on."""
+        x = self.features.transform(texts)
+        return x, self._with_embeddings(x, texts)
+
+    def _with_embeddings(self, x, texts: list[str]):
+        if not self.embeddings:
+            return x
+        vectors = embeddings.encode([features.embedding_text(t) for t in texts])
+        weight = self.embeddings["weight"]
+        return sp.hstack([x, sp.csr_matrix(vectors * weight)], format="csr")
 
     @classmethod
     def text_of(cls, row: dict) -> str:
@@ -164,11 +211,19 @@ class TextClassifier:
         texts, labels = [t for t, _ in pairs], [lb for _, lb in pairs]
         y = np.asarray(labels)
         n_min = min(Counter(labels).values())
+        if len(texts) >= LARGE_TRAINING_SET:
+            folds = min(folds, 3)
         folds = max(2, min(folds, n_min))
         smallest_train_fold = n_min - -(-n_min // folds)  # per class, in each training fold
 
         self.features = self.build_features()
-        x = self.features.fit_transform(texts)
+        self.embeddings = None
+        if self.use_embeddings:
+            try:
+                self.embeddings = dict(embeddings.encoder_info(), weight=self.embedding_weight)
+            except embeddings.EmbeddingsUnavailable as exc:
+                raise TrainingDataError(f"{self.name}: {exc}") from None
+        x = self._with_embeddings(self.features.fit_transform(texts), texts)
         estimator = self.build_classifier(smallest_train_fold)
         cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=SEED)
         proba = cross_val_predict(clone(estimator), x, y, cv=cv, method="predict_proba")
@@ -185,7 +240,12 @@ class TextClassifier:
         # out-of-fold prediction per input item (None for a left-out class); not saved
         oof = iter(oof_pred)
         self.oof_predictions = [str(next(oof)) if lb in kept else None for lb in all_labels]
-        self.cv_metrics.update(folds=folds, seed=SEED, dropped_classes=sorted(set(counts) - kept))
+        self.cv_metrics.update(
+            folds=folds,
+            seed=SEED,
+            dropped_classes=sorted(set(counts) - kept),
+            features="tfidf+embeddings" if self.embeddings else "tfidf",
+        )
         self.classifier = estimator.fit(x, y)
         self.classes = [str(c) for c in self.classifier.classes_]
         self._feature_names = None
@@ -194,13 +254,13 @@ class TextClassifier:
     # --- prediction --------------------------------------------------------------------------
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
-        return self.classifier.predict_proba(self.features.transform(texts))
+        return self.classifier.predict_proba(self._matrix(texts)[1])
 
     def predict(self, texts: list[str], *, with_evidence: bool = True) -> list[Prediction]:
         if not texts:
             return []
-        x = self.features.transform(texts)
-        proba = self.classifier.predict_proba(x)
+        x, full = self._matrix(texts)
+        proba = self.classifier.predict_proba(full)
         best = proba.argmax(axis=1)
         coefs = self._class_weights() if with_evidence else None
         predictions = []
@@ -221,12 +281,16 @@ class TextClassifier:
         return predictions
 
     def _class_weights(self) -> np.ndarray:
-        """(n_classes, n_features) weights of the linear models, averaged over calibration folds."""
-        coefs = [c.estimator.coef_ for c in self.classifier.calibrated_classifiers_]
-        coef = np.mean(coefs, axis=0)
+        """(n_classes, n_tfidf_features) weights of the linear model (averaged over calibration
+        folds for the calibrated SVM); embedding dimensions explain nothing and are left out."""
+        if hasattr(self.classifier, "calibrated_classifiers_"):
+            coefs = [c.estimator.coef_ for c in self.classifier.calibrated_classifiers_]
+            coef = np.mean(coefs, axis=0)
+        else:
+            coef = self.classifier.coef_
         if coef.shape[0] == 1:  # binary: one row for the positive class
             coef = np.vstack([-coef[0], coef[0]])
-        return coef
+        return coef[:, : len(self._names())]
 
     def _names(self) -> np.ndarray:
         if self._feature_names is None:
@@ -258,11 +322,16 @@ class TextClassifier:
             "classes": self.classes,
             "thresholds": self.thresholds,
             "cv_metrics": self.cv_metrics,
+            "embeddings": self.embeddings,
         }
 
     @classmethod
     def from_state(cls, state: dict) -> TextClassifier:
-        model = cls()
+        """Raises embeddings.EmbeddingsUnavailable when the state needs an encoder not installed."""
+        model = cls(embeddings=False)
+        model.embeddings = state.get("embeddings")
+        if model.embeddings:
+            embeddings.encoder_check(model.embeddings)
         model.features = state["features"]
         model.classifier = state["classifier"]
         model.classes = list(state["classes"])

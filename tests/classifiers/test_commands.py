@@ -8,6 +8,9 @@ from django.core.management import CommandError, call_command
 from classifiers import artifacts
 from tests.classifiers.corpus import kind_rows
 
+# train_classifier enqueues reclassification of the stored issues once a version is activated
+pytestmark = pytest.mark.django_db
+
 
 def write_csv(path, rows, columns=("title", "body", "label", "repo")):
     with path.open("w", newline="", encoding="utf-8") as handle:
