@@ -103,9 +103,18 @@ def stop_process(proc: subprocess.Popen, grace: float = 10.0) -> None:
 
 @contextlib.contextmanager
 def github_emulator(
-    *, repo: str, issues: int, comments_per_issue: int = 0, startup_timeout: float = 600
+    *,
+    repo: str,
+    issues: int,
+    comments_per_issue: int = 0,
+    startup_timeout: float = 600,
+    lazy: bool = False,
+    rate_limit: int = 5000,
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """Run the emulator CLI on 127.0.0.1 with bulk data; yield (url, process)."""
+    """Run the emulator CLI on 127.0.0.1 with bulk data; yield (url, process).
+
+    It serializes its items before READY unless `lazy`, and allows `rate_limit` requests an hour.
+    """
     proc = subprocess.Popen(
         [
             PYTHON,
@@ -121,7 +130,10 @@ def github_emulator(
             str(comments_per_issue),
             "--token",
             TOKEN,
-        ],
+            "--rate-limit",
+            str(rate_limit),
+        ]
+        + (["--lazy"] if lazy else []),
         cwd=ROOT,
         env=base_env(),
         stdout=subprocess.PIPE,

@@ -12,6 +12,11 @@ unchanged repository costs exactly 3 requests, one per resource, all answered 30
 does not count against the rate limit). A sync that found changes moves the watermark, so the
 next one asks a new `since` URL and is again a warm-up (one counted 200 for that resource).
 
+The backfill also reads the commit messages of merged pull requests (one request each, shown as
+`commits`); later syncs read none again, so they do not show. What runs after ingestion (the
+pipeline) is enqueued on Redis as deployed (--redis-url, an empty scratch db, flushed at the end;
+`inline` runs it in the syncing process).
+
 The emulator runs in this process (in a thread) so it can be edited between syncs; the syncs run
 in child processes.
 
@@ -61,6 +66,8 @@ def _resource(path: str) -> str:
         return "comments"
     if tail.startswith("/issues"):
         return "issues" if tail == "/issues" else "issue (single)"
+    if tail.startswith("/pulls/") and tail.endswith("/commits"):
+        return "commits"
     if tail.startswith("/pulls"):
         return "pulls"
     return tail or "repository"
@@ -99,6 +106,11 @@ def main() -> None:
     parser.add_argument("--unchanged-runs", type=int, default=3, help="syncs after the warm-up")
     parser.add_argument("--edits", type=int, default=10, help="issues edited before the last sync")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per sync")
+    parser.add_argument(
+        "--redis-url",
+        default="redis://127.0.0.1:6379/12",
+        help="broker for the pipeline's tasks (an empty scratch db), or 'inline'",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -107,6 +119,13 @@ def main() -> None:
 
     from tests.fakes.github_api import GitHubEmulator
 
+    broker = None
+    if args.redis_url != "inline":
+        import redis
+
+        broker = redis.Redis.from_url(args.redis_url)
+        if broker.dbsize():
+            raise SystemExit(f"{args.redis_url} is not empty; refusing to use (and flush) it")
     emulator = GitHubEmulator(token=harness.TOKEN)
     emulator.add_repo(REPO)
     emulator.bulk_generate(REPO, args.issues, args.comments_per_issue)
@@ -119,6 +138,8 @@ def main() -> None:
             env = harness.base_env(
                 DATABASE_URL=database_url, GITHUB_API_URL=emulator.url, GITHUB_TOKEN=harness.TOKEN
             )
+            if broker is not None:
+                env["REDIS_URL"] = args.redis_url
 
             def sync(label: str) -> dict[str, Counter]:
                 emulator.clear_log()
@@ -144,6 +165,8 @@ def main() -> None:
             sync("unchanged again")
     finally:
         emulator.stop()
+        if broker is not None:
+            broker.flushdb()
     if failures:
         raise SystemExit("; ".join(failures))
     print("OK: every sync of the unchanged repository cost 3 requests, all 304")

@@ -2,7 +2,12 @@
 
 It behaves like api.github.com where our code can tell the difference: object shapes,
 pagination with ``Link`` headers, ``ETag``/``If-None-Match`` and 304, rate-limit headers and
-the 403 that follows an exhausted limit, and injected 4xx/5xx faults. Stdlib only.
+the 403 that follows an exhausted limit, and injected 4xx/5xx faults. Reads: repositories,
+issues, pull requests and their commits, comments, labels; writes: adding labels to an issue
+(``POST /repos/O/N/issues/N/labels``) and commenting (``POST .../issues/N/comments``), which
+count against the rate limit. Reactions show in
+each issue's and comment's ``reactions`` rollup and, as on GitHub, do not move updated_at.
+Stdlib only.
 
     with GitHubEmulator(token="t") as emu:
         emu.add_issue("ROCm/ROCm", title="Hang on gfx942")
@@ -102,6 +107,8 @@ class _Issue:
         "merge_commit_sha",
         "merged_by",
         "draft",
+        "reactions",
+        "commits",
         "cache",
     )
 
@@ -112,6 +119,8 @@ class _Issue:
         self.locked, self.author_association, self.extra = False, "NONE", None
         self.pr_id, self.base, self.head, self.draft = None, "main", None, False
         self.merged, self.merged_at, self.merge_commit_sha, self.merged_by = False, None, None, None
+        self.reactions = None  # {content: count}
+        self.commits = None  # commit messages of a PR; None: generated from its number
         self.cache = None
 
     @property
@@ -129,6 +138,7 @@ class _Comment:
         "updated",
         "author_association",
         "extra",
+        "reactions",
         "cache",
     )
 
@@ -136,6 +146,7 @@ class _Comment:
         self.id, self.issue_number, self.body, self.user = comment_id, issue_number, body, user
         self.created = self.updated = created
         self.author_association, self.extra, self.cache = "NONE", None, None
+        self.reactions = None
 
 
 class _Repo:
@@ -150,11 +161,13 @@ class _Repo:
         self.next_number = 1
         self._views: dict = {}
         self._by_updated = None
+        self._comments_by_updated = None
 
     def touch(self) -> None:
         """Forget every derived list; call after any change to issues or comments."""
         self._views.clear()
         self._by_updated = None
+        self._comments_by_updated = None
 
     def view(self, key, build):
         found = self._views.get(key)
@@ -169,6 +182,30 @@ class _Repo:
             ordered = sorted(self.issues.values(), key=attrgetter("updated", "number"))
             self._by_updated = (ordered, [rec.updated for rec in ordered])
         return self._by_updated
+
+    def comments_by_updated(self) -> tuple[list[_Comment], list[int]]:
+        if self._comments_by_updated is None:
+            ordered = sorted(self.comments.values(), key=attrgetter("updated", "id"))
+            self._comments_by_updated = (ordered, [com.updated for com in ordered])
+        return self._comments_by_updated
+
+
+class _Window:
+    """items[start:] without copying them: a keyset page costs O(page), not O(remaining)."""
+
+    __slots__ = ("items", "start")
+
+    def __init__(self, items: list, start: int):
+        self.items, self.start = items, start
+
+    def __len__(self) -> int:
+        return len(self.items) - self.start
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            raise TypeError("a window is read in slices")
+        first, stop, step = index.indices(len(self))
+        return self.items[self.start + first : self.start + stop : step]
 
 
 def _cached(rec, form: str, build) -> bytes:
@@ -350,9 +387,19 @@ _DEPENDENCY_COUNTS = ("blocked_by", "total_blocked_by", "blocking", "total_block
 _REACTIONS = ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")
 
 
-def reactions_json(url: str) -> dict:
-    counts = dict.fromkeys(_REACTIONS, 0)
-    return {"url": f"{url}/reactions", "total_count": 0, **counts}
+def reactions_json(url: str, counts: dict | None = None) -> dict:
+    """GitHub's reaction rollup: url, total_count, then one count per content."""
+    by_content = {content: int((counts or {}).get(content, 0)) for content in _REACTIONS}
+    return {"url": f"{url}/reactions", "total_count": sum(by_content.values()), **by_content}
+
+
+def _reaction_counts(counts) -> dict | None:
+    if not counts:
+        return None
+    unknown = set(counts) - set(_REACTIONS)
+    if unknown:
+        raise ValueError(f"reactions are one of {', '.join(_REACTIONS)}; got {sorted(unknown)}")
+    return {content: int(n) for content, n in counts.items() if n}
 
 
 def _html_kind(rec: _Issue) -> str:
@@ -508,7 +555,7 @@ class _Store:
             issue["draft"] = rec.draft
             issue["pull_request"] = self._pull_links(repo, rec)
         issue["body"] = rec.body
-        issue["reactions"] = reactions_json(url)
+        issue["reactions"] = reactions_json(url, rec.reactions)
         issue["timeline_url"] = url + "/timeline"
         issue["performed_via_github_app"] = None
         issue["state_reason"] = rec.state_reason
@@ -530,7 +577,7 @@ class _Store:
         url = f"{base}/pulls/{rec.number}"
         html = f"{WEB}/{repo.full_name}/pull/{rec.number}"
         issue_url = f"{base}/issues/{rec.number}"
-        head_sha = _sha(repo.full_name, rec.number, "head")
+        head_sha = self.commit_list(repo, rec)[-1][0]
         assignees = [self.user(login) for login in rec.assignees]
         pull = {
             "url": url,
@@ -571,11 +618,65 @@ class _Store:
             "active_lock_reason": None,
         }
         if full:
-            pull.update(self._pull_details(rec))
+            pull.update(self._pull_details(repo, rec))
         pull.update(rec.extra or {})
         return pull
 
-    def _pull_details(self, rec: _Issue) -> dict:
+    def commit_list(self, repo: _Repo, rec: _Issue) -> list[tuple[str, str]]:
+        """(sha, message) of a PR's commits, oldest first; the last is its head."""
+        if rec.commits is not None:
+            return [
+                (_sha(repo.full_name, rec.number, index, message), message)
+                for index, message in enumerate(rec.commits)
+            ]
+        count = 1 + rec.number % 7
+        messages = [f"{rec.title}\n\n{rec.body or ''}".rstrip()]
+        messages += [_REVIEW_COMMITS[i % len(_REVIEW_COMMITS)] for i in range(count - 1)]
+        shas = [_sha(repo.full_name, rec.number, "commit", i) for i in range(count - 1)]
+        shas.append(_sha(repo.full_name, rec.number, "head"))
+        return list(zip(shas, messages, strict=True))
+
+    def commit_dict(self, repo: _Repo, rec: _Issue, index: int) -> dict:
+        """One entry of GET /repos/O/N/pulls/N/commits, in GitHub's shape."""
+        commits = self.commit_list(repo, rec)
+        sha, message = commits[index]
+        base = f"{API}/repos/{repo.full_name}"
+        parent = commits[index - 1][0] if index else _sha(repo.full_name, rec.base, "base")
+        when = iso(rec.created + index)
+        person = {"name": rec.user, "email": f"{rec.user}@users.noreply.github.com", "date": when}
+        return {
+            "sha": sha,
+            "node_id": _node_id("C", int(sha[:8], 16)),
+            "commit": {
+                "author": person,
+                "committer": dict(person, name="GitHub", email="noreply@github.com"),
+                "message": message,
+                "tree": {"sha": _sha(sha, "tree"), "url": f"{base}/git/trees/{_sha(sha, 'tree')}"},
+                "url": f"{base}/git/commits/{sha}",
+                "comment_count": 0,
+                "verification": {
+                    "verified": False,
+                    "reason": "unsigned",
+                    "signature": None,
+                    "payload": None,
+                    "verified_at": None,
+                },
+            },
+            "url": f"{base}/commits/{sha}",
+            "html_url": f"{WEB}/{repo.full_name}/commit/{sha}",
+            "comments_url": f"{base}/commits/{sha}/comments",
+            "author": self.user(rec.user),
+            "committer": {**self.user("web-flow"), "type": "User"},
+            "parents": [
+                {
+                    "sha": parent,
+                    "url": f"{base}/commits/{parent}",
+                    "html_url": f"{WEB}/{repo.full_name}/commit/{parent}",
+                }
+            ],
+        }
+
+    def _pull_details(self, repo: _Repo, rec: _Issue) -> dict:
         is_open = rec.state == "open"
         n = rec.number
         return {
@@ -587,7 +688,7 @@ class _Store:
             "comments": rec.comments,
             "review_comments": 0,
             "maintainer_can_modify": False,
-            "commits": 1 + n % 7,
+            "commits": len(self.commit_list(repo, rec)),
             "additions": 10 + (n * 37) % 500,
             "deletions": (n * 13) % 200,
             "changed_files": 1 + n % 12,
@@ -618,7 +719,7 @@ class _Store:
             "updated_at": iso(com.updated),
             "body": com.body,
             "author_association": com.author_association,
-            "reactions": reactions_json(url),
+            "reactions": reactions_json(url, com.reactions),
             "performed_via_github_app": None,
         }
         comment.update(com.extra or {})
@@ -673,7 +774,11 @@ def _has_labels(rec: _Issue, labels: frozenset) -> bool:
     return not labels or labels <= {name.lower() for name in rec.labels}
 
 
-def issue_view(repo: _Repo, state, sort, direction, labels, since) -> list[_Issue]:
+def issue_view(repo: _Repo, state, sort, direction, labels, since):
+    if sort == "updated" and direction == "asc" and state == "all" and not labels:
+        ordered, keys = repo.issues_by_updated()  # the sync's keyset listing
+        return _Window(ordered, 0 if since is None else bisect.bisect_left(keys, since))
+
     def build():
         if sort == "updated":
             ordered, keys = repo.issues_by_updated()
@@ -698,7 +803,11 @@ def pull_view(repo: _Repo, state, sort, direction) -> list[_Issue]:
     return repo.view(("pulls", state, sort, direction), build)
 
 
-def comment_view(repo: _Repo, issue_number, sort, direction, since) -> list[_Comment]:
+def comment_view(repo: _Repo, issue_number, sort, direction, since):
+    if issue_number is None and sort == "updated" and direction == "asc":
+        ordered, keys = repo.comments_by_updated()  # the sync's keyset listing
+        return _Window(ordered, 0 if since is None else bisect.bisect_left(keys, since))
+
     def build():
         found = [
             c
@@ -795,6 +904,7 @@ x = torch.randn({m}, {m}, device="cuda")
 print((x @ x.T).sum())
 ```
 """
+_REVIEW_COMMITS = ("Address review comments", "Fix formatting", "Add a regression test")
 _PR_BODY = "Fixes #{target}.\n\n{symptom} {component} ({op}) on {arch}: guard the tile size."
 _COMMENT_BODIES = (
     "Can you share the output of `rocminfo` and `hipconfig --full`?",
@@ -838,6 +948,10 @@ class _BulkGenerator:
         rec = _Issue(number, issue_id, "", "", rng.choice(_USERS), created)
         rec.updated = self._distinct_update(created + rng.randrange(1, 90 * 86400))
         rec.labels = self._labels(words["arch"])
+        if number % 4 == 0:  # some reach: "+1"s, a few hearts and eyes
+            rec.reactions = _reaction_counts(
+                {"+1": 1 + number % 9, "heart": number % 3, "eyes": number % 2}
+            )
         if is_pr:
             self._make_pull(rec, words)
         else:
@@ -1001,11 +1115,18 @@ class _HttpError(Exception):
 
 
 class _Request:
-    __slots__ = ("method", "path", "route", "query", "origin", "headers")
+    __slots__ = ("method", "path", "route", "query", "origin", "headers", "body")
 
-    def __init__(self, method, path, route, query, origin, headers):
+    def __init__(self, method, path, route, query, origin, headers, body=b""):
         self.method, self.path, self.route, self.query = method, path, route, query
-        self.origin, self.headers = origin, headers
+        self.origin, self.headers, self.body = origin, headers, body
+
+    def json(self):
+        """The request's JSON body; 400 as GitHub answers when it does not parse."""
+        try:
+            return json.loads(self.body or b"null")
+        except ValueError:
+            raise _HttpError(400, "Problems parsing JSON") from None
 
 
 def _choice(query: dict, name: str, allowed: tuple, default: str) -> str:
@@ -1073,36 +1194,41 @@ def _etag_matches(header: str | None, etag: str) -> bool:
 # ---------------------------------------------------------------- routes
 
 _REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
+# (method, path pattern, handler): a handler answers (body, Link header) or (body, Link, status).
 _ROUTES = tuple(
-    (re.compile(pattern), handler)
-    for pattern, handler in (
-        (r"/user", "get_user"),
-        (r"/rate_limit", "get_rate_limit"),
-        (_REPO, "get_repo"),
-        (_REPO + r"/issues", "list_issues"),
-        (_REPO + r"/issues/comments", "list_repo_comments"),
-        (_REPO + r"/issues/comments/(?P<id>\d+)", "get_comment"),
-        (_REPO + r"/issues/(?P<number>\d+)", "get_issue"),
-        (_REPO + r"/issues/(?P<number>\d+)/comments", "list_issue_comments"),
-        (_REPO + r"/pulls", "list_pulls"),
-        (_REPO + r"/pulls/(?P<number>\d+)", "get_pull"),
-        (_REPO + r"/labels", "list_labels"),
+    (method, re.compile(pattern), handler)
+    for method, pattern, handler in (
+        ("GET", r"/user", "get_user"),
+        ("GET", r"/rate_limit", "get_rate_limit"),
+        ("GET", _REPO, "get_repo"),
+        ("GET", _REPO + r"/issues", "list_issues"),
+        ("GET", _REPO + r"/issues/comments", "list_repo_comments"),
+        ("GET", _REPO + r"/issues/comments/(?P<id>\d+)", "get_comment"),
+        ("GET", _REPO + r"/issues/(?P<number>\d+)", "get_issue"),
+        ("GET", _REPO + r"/issues/(?P<number>\d+)/comments", "list_issue_comments"),
+        ("GET", _REPO + r"/issues/(?P<number>\d+)/labels", "list_issue_labels"),
+        ("POST", _REPO + r"/issues/(?P<number>\d+)/labels", "add_issue_labels"),
+        ("POST", _REPO + r"/issues/(?P<number>\d+)/comments", "create_issue_comment"),
+        ("GET", _REPO + r"/pulls", "list_pulls"),
+        ("GET", _REPO + r"/pulls/(?P<number>\d+)", "get_pull"),
+        ("GET", _REPO + r"/pulls/(?P<number>\d+)/commits", "list_pull_commits"),
+        ("GET", _REPO + r"/labels", "list_labels"),
     )
 )
+_MAX_PULL_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
 
 
 class _Api:
-    """Maps a GET path to (body bytes, Link header); raises _HttpError otherwise."""
+    """Maps a request to (body bytes, Link header[, status]); raises _HttpError otherwise."""
 
     def __init__(self, store: _Store, rate: _RateLimit):
         self.store, self.rate = store, rate
 
-    def dispatch(self, req: _Request) -> tuple[bytes, str | None]:
-        if req.method == "GET":
-            for pattern, handler in _ROUTES:
-                match = pattern.fullmatch(req.route)
-                if match:
-                    return getattr(self, handler)(req, **match.groupdict())
+    def dispatch(self, req: _Request) -> tuple:
+        for method, pattern, handler in _ROUTES:
+            match = pattern.fullmatch(req.route) if method == req.method else None
+            if match:
+                return getattr(self, handler)(req, **match.groupdict())
         raise _HttpError(404, "Not Found")
 
     def _repo(self, owner: str, name: str) -> _Repo:
@@ -1181,6 +1307,52 @@ class _Api:
         labels = list(self._repo(owner, name).labels.values())
         return paginate(req, labels, _dumps)
 
+    def list_pull_commits(self, req, owner, name, number):
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        if not rec.is_pr:
+            raise _HttpError(404, "Not Found")
+        indexes = list(range(len(self.store.commit_list(repo, rec))))[:_MAX_PULL_COMMITS]
+        return paginate(req, indexes, lambda i: _dumps(self.store.commit_dict(repo, rec, i)))
+
+    def list_issue_labels(self, req, owner, name, number):
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        return paginate(req, [repo.labels[n.lower()] for n in rec.labels], _dumps)
+
+    def add_issue_labels(self, req, owner, name, number):
+        """POST {"labels": [...]} (or a bare list): adds them, creating unknown labels."""
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        data = req.json()
+        names = data.get("labels") if isinstance(data, dict) else data
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise _HttpError(422, "Validation Failed")
+        held = {label.lower() for label in rec.labels}
+        added = [n for n in dict.fromkeys(names) if n.lower() not in held]
+        if added:
+            rec.labels = rec.labels + tuple(self.store.ensure_label(repo, n)["name"] for n in added)
+            rec.updated = self.store.tick()  # a labeled event moves updated_at
+            rec.cache = None
+            repo.touch()
+        return _dumps([repo.labels[n.lower()] for n in rec.labels]), None
+
+    def create_issue_comment(self, req, owner, name, number):
+        """POST {"body": "..."}: a comment by the authenticated user; 201, as GitHub answers."""
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        data = req.json()
+        if not isinstance(data, dict) or not isinstance(data.get("body"), str) or not data["body"]:
+            raise _HttpError(422, "Validation Failed")
+        com = _Comment(self.store.new_id(), rec.number, data["body"], self.store.login, 0)
+        com.created = com.updated = rec.updated = self.store.tick()
+        com.author_association = "OWNER"
+        repo.comments[com.id] = com
+        rec.comments += 1
+        rec.cache = None
+        repo.touch()
+        return self.store.comment_bytes(repo, com), None, 201
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -1214,9 +1386,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, method: str) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
-        reply = self.server.emulator.handle(method, self.path, self.headers)
+        body = self.rfile.read(length) if length else b""
+        reply = self.server.emulator.handle(method, self.path, self.headers, body)
         self.send_response(reply.status)
         for name, value in reply.headers:
             self.send_header(name, value)
@@ -1414,6 +1585,7 @@ class GitHubEmulator:
             com = _Comment(self._store.new_id(), issue.number, body, user, created)
             com.updated = to_epoch(updated_at) or created
             com.author_association = fields.pop("author_association", "NONE")
+            com.reactions = _reaction_counts(fields.pop("reactions", None))
             com.extra = fields or None
             self._store.observe(com.created, com.updated)
             found.comments[com.id] = com
@@ -1433,6 +1605,30 @@ class GitHubEmulator:
             found.touch()
             return self._resolved(self._store.issue_bytes(found, rec))
 
+    def add_reaction(
+        self, repo: str, number: int, content: str = "+1", *, comment_id: int | None = None
+    ) -> None:
+        """React to an issue (or one of its comments). Like GitHub: updated_at does not move."""
+        with self._lock:
+            found = self._existing_repo(repo)
+            rec = self._store.issue(found, number)
+            target = rec if comment_id is None else self._existing_comment(found, comment_id)
+            counts = dict(target.reactions or {})
+            counts[content] = counts.get(content, 0) + 1
+            target.reactions = _reaction_counts(counts)
+            target.cache = None
+            found.touch()
+
+    def commits(self, repo: str, number: int) -> list[dict]:
+        """A pull request's commits as GET /pulls/N/commits lists them."""
+        with self._lock:
+            found = self._existing_repo(repo)
+            rec = self._store.issue(found, number)
+            count = len(self._store.commit_list(found, rec))
+            return [
+                self._resolved(_dumps(self._store.commit_dict(found, rec, i))) for i in range(count)
+            ]
+
     def update_comment(self, repo: str, comment_id: int, **changes) -> dict:
         with self._lock:
             found = self._existing_repo(repo)
@@ -1441,6 +1637,8 @@ class GitHubEmulator:
             for key in ("body", "user", "author_association"):
                 if key in changes:
                     setattr(com, key, changes.pop(key))
+            if "reactions" in changes:
+                com.reactions = _reaction_counts(changes.pop("reactions"))
             com.extra = {**(com.extra or {}), **changes} or None
             com.updated = to_epoch(updated_at) or self._store.tick()
             self._store.observe(com.updated)
@@ -1486,6 +1684,23 @@ class GitHubEmulator:
         with self._lock:
             found = self._store.ensure_repo(repo)
             _BulkGenerator(self._store, found, seed).run(n_issues, n_comments_per_issue, pr_every)
+
+    def prerender(self, repo: str) -> None:
+        """Serialize every issue, pull request and comment of `repo` now, as listings show them.
+
+        The emulator shares the machine's cores with the code under test; a benchmark renders
+        up front so that GitHub's side of a backfill does not compete with the sync for CPU.
+        """
+        with self._lock:
+            found = self._existing_repo(repo)
+            for rec in found.issues.values():
+                self._store.issue_bytes(found, rec)
+                if rec.is_pr:
+                    self._store.pull_bytes(found, rec, full=False)
+            for com in found.comments.values():
+                self._store.comment_bytes(found, com)
+            found.issues_by_updated()
+            found.comments_by_updated()
 
     # rate limit, faults, log
     def set_rate_limit(self, remaining: int, reset_at_epoch: int | None = None) -> None:
@@ -1533,19 +1748,19 @@ class GitHubEmulator:
             )
 
     # request handling (called by the HTTP handler threads)
-    def handle(self, method: str, raw_path: str, headers) -> Reply:
+    def handle(self, method: str, raw_path: str, headers, body: bytes = b"") -> Reply:
         parts = urlsplit(raw_path)
         query = dict(parse_qsl(parts.query, keep_blank_values=True))
         with self._lock:
             try:
-                reply = self._respond(method, parts.path, query, headers)
+                reply = self._respond(method, parts.path, query, headers, body)
             except Exception:
                 traceback.print_exc()
                 reply = self._error_reply(500, "Emulator error")
-            self._log_request(method, parts.path, query, reply.status, headers)
+            self._log_request(method, parts.path, query, reply.status, headers, body)
         return reply
 
-    def _respond(self, method: str, path: str, query: dict, headers) -> Reply:
+    def _respond(self, method: str, path: str, query: dict, headers, body: bytes) -> Reply:
         if not self._authorized(headers.get("Authorization")):
             return self._error_reply(401, "Bad credentials")
         fault = self._faults.take(path)
@@ -1557,23 +1772,23 @@ class GitHubEmulator:
         if counted and self._rate.remaining <= 0:
             return self._json_reply(403, _RATE_LIMIT_BODY, self._rate.headers())
         origin = f"http://{headers.get('Host') or f'127.0.0.1:{self.port}'}"
-        req = _Request(method, path, route, query, origin, headers)
+        req = _Request(method, path, route, query, origin, headers, body)
         return self._answer(req, counted)
 
     def _answer(self, req: _Request, counted: bool) -> Reply:
         try:
-            body, link = self._api.dispatch(req)
+            body, link, *status = self._api.dispatch(req)
         except _HttpError as error:
             self._rate.consume()
             return self._error_reply(error.status, error.message)
         body = body.replace(API_BYTES, (req.origin + self.path_prefix).encode())
         etag = f'W/"{hashlib.sha1(body).hexdigest()}"'
         extra = [("ETag", etag)] + ([("Link", link)] if link else [])
-        if _etag_matches(req.headers.get("If-None-Match"), etag):
+        if req.method == "GET" and _etag_matches(req.headers.get("If-None-Match"), etag):
             return Reply(304, extra + self._rate.headers(), None)
         if counted:
             self._rate.consume()
-        return self._reply(200, body, extra + self._rate.headers())
+        return self._reply(status[0] if status else 200, body, extra + self._rate.headers())
 
     def _route_path(self, path: str) -> str:
         if not path.startswith(self.path_prefix + "/"):
@@ -1615,13 +1830,24 @@ class GitHubEmulator:
         ]
         return Reply(status, common + headers, body)
 
-    def _log_request(self, method, path, query, status, headers) -> None:
+    def _log_request(self, method, path, query, status, headers, body=b"") -> None:
         seen = {
             "If-None-Match": headers.get("If-None-Match"),
             "Authorization": headers.get("Authorization") is not None,
         }
+        try:
+            sent = json.loads(body) if body else None
+        except ValueError:
+            sent = body
         self.requests.append(
-            {"method": method, "path": path, "query": query, "status": status, "headers": seen}
+            {
+                "method": method,
+                "path": path,
+                "query": query,
+                "status": status,
+                "headers": seen,
+                "body": sent,
+            }
         )
 
     # data helpers (lock held)
@@ -1657,6 +1883,9 @@ class GitHubEmulator:
         rec.comments = comments
         rec.locked = fields.pop("locked", False)
         rec.author_association = fields.pop("author_association", "NONE")
+        rec.reactions = _reaction_counts(fields.pop("reactions", None))
+        commits = fields.pop("commits", None)
+        rec.commits = tuple(commits) if commits is not None else None
         default_reason = "completed" if state == "closed" and not rec.is_pr else None
         rec.state_reason = fields.pop("state_reason", default_reason)
         rec.extra = fields or None
@@ -1700,6 +1929,11 @@ class GitHubEmulator:
         self._store.observe(now)
 
     def _apply_collections(self, repo: _Repo, rec: _Issue, changes: dict) -> None:
+        if "reactions" in changes:
+            rec.reactions = _reaction_counts(changes.pop("reactions"))
+        if "commits" in changes:  # a push to the PR's branch: a new head commit
+            commits = changes.pop("commits")
+            rec.commits = tuple(commits) if commits is not None else None
         if "labels" in changes:
             names = changes.pop("labels")
             rec.labels = tuple(self._store.ensure_label(repo, name)["name"] for name in names)
@@ -1740,17 +1974,25 @@ def _parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--path-prefix", default="")
     parser.add_argument("--token", default="test-token")
+    parser.add_argument("--rate-limit", type=int, default=5000, help="requests per hour")
+    parser.add_argument(
+        "--lazy", action="store_true", help="serialize items when first served, not before READY"
+    )
     return parser.parse_args(argv)
 
 
 def main(argv=None) -> None:
     args = _parse_args(argv)
-    emulator = GitHubEmulator(token=args.token, path_prefix=args.path_prefix)
+    emulator = GitHubEmulator(
+        token=args.token, path_prefix=args.path_prefix, rate_limit=args.rate_limit
+    )
     for repo in args.repo or ["ROCm/ROCm"]:
         emulator.add_repo(repo)
         emulator.bulk_generate(
             repo, args.issues, args.comments_per_issue, pr_every=args.pr_every, seed=args.seed
         )
+        if not args.lazy:
+            emulator.prerender(repo)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

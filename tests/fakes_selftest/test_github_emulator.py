@@ -278,3 +278,94 @@ def test_the_command_line_serves_generated_issues_until_terminated():
     assert ready[0] == "READY"
     assert len(response.json()) == 20 and "last" in response.links
     assert server.wait(timeout=10) == 0
+
+
+def test_reactions_roll_up_like_githubs_without_moving_updated_at(emu):
+    emu.add_issue(REPO, title="Hang", reactions={"+1": 2})
+    comment = emu.add_comment(REPO, 1, "Same")
+    before = emu.issue(REPO, 1)["updated_at"]
+    emu.add_reaction(REPO, 1, "heart")
+    emu.add_reaction(REPO, 1, "+1", comment_id=comment["id"])
+    repo = client(emu).get_repo(REPO)
+
+    issue = repo.get_issue(1)
+    raw = raw_get(emu, f"/repos/{REPO}/issues/1").json()["reactions"]
+
+    assert list(raw) == ["url", "total_count", "+1", "-1", "laugh", "hooray", "confused"] + [
+        "heart",
+        "rocket",
+        "eyes",
+    ]
+    assert (raw["total_count"], raw["+1"], raw["heart"]) == (3, 2, 1)
+    assert raw["url"] == f"{emu.url}/repos/{REPO}/issues/1/reactions"
+    assert issue.reactions["total_count"] == 3
+    assert issue.raw_data["updated_at"] == before
+    assert next(iter(issue.get_comments())).raw_data["reactions"]["+1"] == 1
+    with pytest.raises(ValueError, match="reactions are one of"):
+        emu.add_issue(REPO, reactions={"thumbsup": 1})
+
+
+def test_it_lists_a_pull_requests_commits_paginated_with_its_head_last(emu):
+    emu.add_pull(REPO, title="Fix", merged=True, commits=[f"step {i}" for i in range(120)])
+    pull = client(emu).get_repo(REPO).get_pull(1)
+    emu.clear_log()
+
+    commits = list(pull.get_commits())
+
+    assert [c.commit.message for c in commits] == [f"step {i}" for i in range(120)]
+    assert emu.count(path_contains="/pulls/1/commits") == 2
+    assert commits[-1].sha == pull.head.sha
+    assert pull.commits == 120
+    assert commits[1].parents[0].sha == commits[0].sha
+    assert commits[0].commit.author.name == "octocat"
+    emu.update_issue(REPO, 1, commits=["squashed"])
+    assert client(emu).get_repo(REPO).get_pull(1).head.sha != pull.head.sha
+
+
+def test_a_pull_request_without_given_commits_has_generated_ones(emu):
+    emu.add_pull(REPO, number=6, title="Fix tiles", body="Fixes #3")
+    commits = emu.commits(REPO, 6)
+    assert len(commits) == 1 + 6 % 7
+    assert commits[0]["commit"]["message"] == "Fix tiles\n\nFixes #3"
+    assert raw_get(emu, f"/repos/{REPO}/pulls/6").json()["head"]["sha"] == commits[-1]["sha"]
+
+
+def test_pygithub_adds_labels_and_the_write_counts_against_the_rate_limit(emu):
+    emu.add_label(REPO, "bug")
+    emu.add_issue(REPO, title="Crash", labels=["question"])
+    issue = client(emu).get_repo(REPO).get_issue(1)
+    remaining = emu.rate_limit_remaining
+    before = emu.issue(REPO, 1)["updated_at"]
+
+    issue.add_to_labels("BUG", "triaged")  # PyGithub posts a bare list of names
+    answer = requests.post(
+        f"{emu.url}/repos/{REPO}/issues/1/labels",
+        json={"labels": ["question", "needs repro"]},
+        headers={"Authorization": "token t"},
+        timeout=10,
+    )
+
+    assert answer.status_code == 200
+    assert [label["name"] for label in answer.json()] == [
+        "question",
+        "bug",
+        "triaged",
+        "needs repro",
+    ]
+    assert emu.rate_limit_remaining == remaining - 2
+    assert emu.requests[-1]["body"] == {"labels": ["question", "needs repro"]}
+    assert emu.issue(REPO, 1)["updated_at"] >= before
+    bad = requests.post(
+        f"{emu.url}/repos/{REPO}/issues/1/labels",
+        json={"labels": "bug"},
+        headers={"Authorization": "token t"},
+        timeout=10,
+    )
+    assert bad.status_code == 422
+    missing = requests.post(
+        f"{emu.url}/repos/{REPO}/issues/99/labels",
+        json=["bug"],
+        headers={"Authorization": "token t"},
+        timeout=10,
+    )
+    assert missing.status_code == 404

@@ -102,6 +102,40 @@ def celery_worker_process(real_services, django_db_setup, github_emulator, tmp_p
         process.wait()
 
 
+def worker_idle(*, timeout: float = 120.0) -> None:
+    """Wait until no task is queued, reserved, scheduled or running on the worker."""
+    import redis
+
+    from config.celery import app
+
+    broker = redis.Redis.from_url(settings.REDIS_URL)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        queued = sum(broker.llen(queue) for queue in settings.CELERY_QUEUES_BY_PURPOSE)
+        inspect = app.control.inspect(timeout=2.0, limit=1)  # one worker: its reply is all
+        busy = sum(
+            len(tasks)
+            for found in (inspect.active(), inspect.reserved(), inspect.scheduled())
+            for tasks in (found or {}).values()
+        )
+        if not queued and not busy:
+            return
+        time.sleep(0.2)
+    pytest.fail(f"the worker was still busy after {timeout}s")
+
+
+@pytest.fixture(autouse=True)
+def _worker_drained_before_flush(request):
+    """The pipeline's tasks outlive the test that caused them: let them finish before the
+    transactional test database is flushed (a TRUNCATE under a running task deadlocks)."""
+    if "celery_worker_process" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("transactional_db")  # set up first, so flushed after the wait
+    yield
+    worker_idle()
+
+
 def wait_for(condition, *, timeout: float = 30.0, interval: float = 0.1):
     """Poll `condition` until it returns something truthy; fail after `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -42,6 +42,7 @@ def test_a_rate_limited_sync_task_reschedules_itself_and_finishes(
     celery_worker_process, github_emulator
 ):
     repo = "ROCm/TheRock"
+    github_emulator.clear_log()  # the emulator serves the whole session: count this test's only
     github_emulator.add_repo(repo)
     for n in range(1, 151):
         github_emulator.add_issue(repo, title=f"Build failure {n}")

@@ -151,8 +151,8 @@ def test_an_item_updated_during_the_backfill_is_not_skipped(populated):
     original = populated.handle
     edited = []
 
-    def handle_and_edit(method, raw_path, headers):
-        reply = original(method, raw_path, headers)
+    def handle_and_edit(method, raw_path, *rest):
+        reply = original(method, raw_path, *rest)
         if not edited and "/issues?" in raw_path:
             edited.append(True)
             populated.update_issue(REPO, 10, title="edited while syncing")
@@ -193,10 +193,11 @@ def test_the_command_prints_one_summary_line(populated):
     call_command("sync_github", REPO, stdout=out)
     lines = out.getvalue().strip().splitlines()
     assert len(lines) == 1
-    # 251 issues and PRs and 3 comments are new; the PR's details from the pulls listing update
-    # its row, and keyset paging reads each page's boundary item again (unchanged).
-    assert lines[0].startswith(f"{REPO}: fetched 257, created 254, updated 1, unchanged 2")
-    assert "requests 6 (0 answered 304)" in lines[0]
+    # 251 issues and PRs and 3 comments are new; the PR's details from the pulls listing and
+    # then its commit messages update its row, and keyset paging reads each page's boundary
+    # item again (unchanged).
+    assert lines[0].startswith(f"{REPO}: fetched 258, created 254, updated 2, unchanged 2")
+    assert "requests 7 (0 answered 304)" in lines[0]
     assert Repository.objects.get().tracked
 
 
@@ -231,3 +232,179 @@ def test_tracking_schedules_a_sync_in_celery_beat(db, settings):
     tracking.repositories_track_configured()
     assert PeriodicTask.objects.filter(task="triage.tasks.sync_repository").count() == 2
     assert Person.objects.count() == 0
+
+
+# --- pull-request details: an interrupted listing resumes ------------------------------------
+
+
+def pulls_requests(emulator):
+    return [r for r in emulator.requests if r["path"] == f"/repos/{REPO}/pulls"]
+
+
+def test_an_interrupted_pulls_listing_resumes_at_its_page_and_every_pr_gets_its_details(
+    emulator,
+):
+    emulator.add_repo(REPO)
+    for n in range(201):  # three pages of pulls
+        emulator.add_pull(REPO, title=f"pr {n}", merged=True, base="release/x", head=f"h{n}")
+    repository = tracking.repository_track(full_name=REPO)
+    emulator.inject_fault(403, after_requests=1, path_contains="/pulls")  # its second page
+    with pytest.raises(RateLimited):
+        sync.repository_sync(repository=repository)
+    state = SyncState.objects.get(repository=repository, resource="pulls")
+    assert (state.resume_page, state.etag, state.watermark) == (2, "", None)
+
+    emulator.clear_log()
+    sync.repository_sync(repository=repository)
+    resumed = pulls_requests(emulator)
+    assert [r["query"].get("page") for r in resumed] == ["2", "3"]
+    assert resumed[0]["headers"]["If-None-Match"] is None, "a 304 of page 1 would end it"
+    pulls = Issue.objects.filter(is_pull_request=True)
+    assert pulls.count() == 201
+    assert not pulls.filter(base_ref="").exists() and not pulls.filter(merge_commit_sha="").exists()
+    assert sorted(pulls.values_list("head_ref", flat=True)) == sorted(f"h{n}" for n in range(201))
+    state.refresh_from_db()
+    assert state.resume_page is None and state.watermark is not None
+
+    # page 1 of the completed listing is read once more (its ETag was of the interrupted run),
+    # then the listing is one request answered 304.
+    sync.repository_sync(repository=repository)
+    emulator.clear_log()
+    sync.repository_sync(repository=repository)
+    assert [r["status"] for r in pulls_requests(emulator)] == [304]
+
+
+def test_a_pull_updated_while_a_listing_was_interrupted_is_read_by_the_next_run(emulator):
+    emulator.add_repo(REPO)
+    for n in range(150):
+        emulator.add_pull(REPO, title=f"pr {n}")
+    repository = tracking.repository_track(full_name=REPO)
+    emulator.inject_fault(403, after_requests=1, path_contains="/pulls")
+    with pytest.raises(RateLimited):
+        sync.repository_sync(repository=repository)
+    emulator.update_issue(REPO, 10, base="release/rocm-rel-7.2")  # page 2 -> page 1
+    sync.repository_sync(repository=repository)  # resumes at page 2: #10 is no longer there
+    assert Issue.objects.get(number=10).base_ref == ""
+    sync.repository_sync(repository=repository)  # page 1, down to the watermark
+    assert Issue.objects.get(number=10).base_ref == "release/rocm-rel-7.2"
+    assert not Issue.objects.filter(base_ref="").exists()
+
+
+# --- commit messages of merged pull requests -----------------------------------------------
+
+
+def commits_requests(emulator):
+    return [r for r in emulator.requests if r["path"].endswith("/commits")]
+
+
+def test_it_reads_the_commit_messages_of_merged_pull_requests_once(emulator):
+    emulator.add_repo(REPO)
+    emulator.add_issue(REPO, number=1, title="Crash")
+    emulator.add_pull(
+        REPO, number=2, merged=True, commits=["Guard the tile size\n\nFixes #1", "Add a test"]
+    )
+    emulator.add_pull(REPO, number=3, merged=True, commits=[f"step {i}" for i in range(130)])
+    emulator.add_pull(REPO, number=4, commits=["not merged"])
+    run_sync()
+    assert Issue.objects.get(number=2).commit_messages == [
+        "Guard the tile size\n\nFixes #1",
+        "Add a test",
+    ]
+    assert len(Issue.objects.get(number=3).commit_messages) == 130
+    assert Issue.objects.get(number=4).commit_messages == []
+    assert sorted(r["path"] for r in commits_requests(emulator)) == [
+        f"/repos/{REPO}/pulls/2/commits",
+        f"/repos/{REPO}/pulls/3/commits",
+        f"/repos/{REPO}/pulls/3/commits",  # 130 commits: two pages of 100
+    ]
+
+    emulator.clear_log()
+    run_sync()
+    assert commits_requests(emulator) == [], "once per pull request"
+
+    emulator.update_issue(REPO, 2, commits=["Guard the tile size", "Rebased: Fixes #1"])
+    run_sync()
+    assert len(commits_requests(emulator)) == 1, "again only when its head commit changed"
+    assert Issue.objects.get(number=2).commit_messages[-1] == "Rebased: Fixes #1"
+
+
+def test_commit_messages_interrupted_by_a_rate_limit_are_finished_by_the_next_run(emulator):
+    emulator.add_repo(REPO)
+    for n in range(1, 6):
+        emulator.add_pull(REPO, number=n, merged=True, commits=[f"commit of {n}"])
+    repository = tracking.repository_track(full_name=REPO)
+    emulator.inject_fault(403, after_requests=2, path_contains="/commits")
+    with pytest.raises(RateLimited):
+        sync.repository_sync(repository=repository)
+    assert Issue.objects.exclude(commit_messages=[]).count() == 2
+    emulator.clear_log()
+    sync.repository_sync(repository=repository)
+    assert len(commits_requests(emulator)) == 3
+    assert sorted(Issue.objects.values_list("commit_messages", flat=True)) == [
+        [f"commit of {n}"] for n in range(1, 6)
+    ]
+
+
+def test_stored_commit_messages_send_the_pull_request_down_the_pipeline(emulator, settings):
+    from releases.models import FixLink
+
+    emulator.add_repo(REPO)
+    emulator.add_issue(REPO, number=1, title="Crash in rocBLAS")
+    emulator.add_pull(REPO, number=2, body="A fix.", merged=True, commits=["Guard\n\nFixes #1"])
+    run_sync()
+    link = FixLink.objects.get()
+    assert (link.issue.number, link.pull_request.number) == (1, 2)
+
+
+# --- reactions -----------------------------------------------------------------------------
+
+
+def test_it_stores_reactions_of_issues_and_comments(emulator):
+    emulator.add_repo(REPO)
+    emulator.add_issue(REPO, number=1, title="Hang", reactions={"+1": 4, "eyes": 1})
+    comment = emulator.add_comment(REPO, 1, body="same", reactions={"+1": 2})
+    run_sync()
+    issue = Issue.objects.get(number=1)
+    assert issue.reactions_total == 5
+    assert issue.reactions == {"+1": 4, "eyes": 1}
+    assert Comment.objects.get(github_id=comment["id"]).reactions_total == 2
+
+
+def test_a_full_sync_refreshes_reaction_counts_that_did_not_move_updated_at(emulator):
+    emulator.add_repo(REPO)
+    emulator.add_issue(REPO, number=1, title="Hang")
+    emulator.add_issue(REPO, number=2, title="Newer")  # the watermark's item, read again
+    run_sync()
+    emulator.add_reaction(REPO, 1, "+1")  # GitHub leaves updated_at as it was
+    emulator.add_reaction(REPO, 1, "heart")
+    run_sync()
+    assert Issue.objects.get(number=1).reactions_total == 0, "an incremental sync cannot know"
+    report = run_sync(full=True)
+    issue = Issue.objects.get(number=1)
+    assert (issue.reactions_total, issue.reactions) == (2, {"+1": 1, "heart": 1})
+    assert report.by_resource["issues"].updated == 1
+
+
+# --- a repository GitHub does not know ---------------------------------------------------------
+
+
+def test_the_command_untracks_a_repository_github_does_not_know(emulator):
+    from django_celery_beat.models import PeriodicTask
+
+    emulator.add_repo(REPO)
+    with pytest.raises(CommandError, match="ROCm/typo was not found on GitHub"):
+        call_command("sync_github", "ROCm/typo", "--no-wait", stdout=io.StringIO())
+    assert not Repository.objects.filter(full_name="ROCm/typo").exists()
+    assert not PeriodicTask.objects.filter(name__contains="ROCm/typo").exists()
+
+
+def test_a_404_for_a_repository_synced_before_keeps_its_data(emulator):
+    emulator.add_repo(REPO)
+    emulator.add_issue(REPO, title="kept")
+    run_sync()
+    repository = Repository.objects.get()
+    emulator.inject_fault(404, path_contains=f"/repos/{REPO}", times=None)
+    with pytest.raises(Exception, match="404"):
+        sync.repository_sync(repository=repository, full=True)
+    assert Repository.objects.get().tracked
+    assert Issue.objects.count() == 1

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.fakes.github_api import GitHubEmulator
 from tests.fakes.github_webhooks import (
     delivery_headers,
     fixture_body,
@@ -23,6 +24,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(autouse=True)
 def secret(settings):
     settings.GITHUB_WEBHOOK_SECRET = SECRET
+
+
+@pytest.fixture(autouse=True)
+def github(settings):
+    """GitHub's REST API, for what a delivery leads to (commit messages of a merged PR)."""
+    with GitHubEmulator(token="hook-token") as emu:
+        settings.GITHUB_API_URL = emu.url
+        settings.GITHUB_TOKEN = "hook-token"
+        settings.GITHUB_RETRY_BACKOFF = 0
+        yield emu
 
 
 def post(client, event, body: bytes, *, secret=SECRET, delivery_id=None, **extra):
@@ -257,7 +268,10 @@ def test_pull_request__closed(client):
     assert pr.merged_at is None
 
 
-def test_pull_request__closed_merged(client):
+def test_pull_request__closed_merged(client, github):
+    github.add_pull(
+        "ROCm/ROCm", number=4402, merged=True, commits=["Backport the OOB fix\n\nFixes #4321"]
+    )
     deliver(client, "pull_request__closed_merged")
     pr = Issue.objects.get(number=4402)
     payload = fixture_payload("pull_request__closed_merged")["pull_request"]
@@ -267,6 +281,32 @@ def test_pull_request__closed_merged(client):
     assert pr.merged_by.login == "rocm-release"
     assert pr.base_ref == "release/rocm-rel-7.1"
     assert pr.pr_github_id == payload["id"]
+    # then, on the ingest queue (in-process here), its commit messages
+    assert pr.commit_messages == ["Backport the OOB fix\n\nFixes #4321"]
+    assert pr.commits_head_sha == payload["head"]["sha"]
+    assert github.count(path_contains="/pulls/4402/commits") == 1
+
+
+def test_a_merged_delivery_again_reads_no_commits_again(client, github):
+    github.add_pull("ROCm/ROCm", number=4402, merged=True, commits=["one"])
+    deliver(client, "pull_request__closed_merged")
+    deliver(client, "pull_request__closed_merged")  # a redelivery under a new delivery id
+    assert github.count(path_contains="/commits") == 1
+
+
+def test_a_pull_request_closed_unmerged_reads_no_commits(client, github):
+    deliver(client, "pull_request__closed")
+    assert github.requests == []
+
+
+def test_issue_and_comment_deliveries_carry_reactions(client):
+    payload = fixture_payload("issue_comment__created")
+    payload["issue"]["reactions"].update({"+1": 5, "rocket": 1, "total_count": 6})
+    payload["comment"]["reactions"].update({"+1": 2, "total_count": 2})
+    post(client, "issue_comment", json.dumps(payload).encode())
+    issue = issue_4321()
+    assert (issue.reactions_total, issue.reactions) == (6, {"+1": 5, "rocket": 1})
+    assert Comment.objects.get().reactions_total == 2
 
 
 def test_label__created(client):
@@ -292,3 +332,82 @@ def test_label__deleted(client):
 def test_star__created(client):
     assert deliver(client, "star__created").status_code == 202
     assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.IGNORED
+
+
+CONCURRENT_DELIVERIES = """
+import json, sys
+from concurrent.futures import ThreadPoolExecutor
+from threading import Barrier
+import django
+django.setup()
+from django.db import connections
+from django.test import Client
+from triage.models import Issue, WebhookDelivery
+
+body, headers = sys.stdin.buffer.read(), json.loads(sys.argv[1])
+start = Barrier(5)
+
+def send(_):
+    try:
+        start.wait(timeout=30)
+        return Client().post(
+            "/webhooks/github/", data=body, content_type="application/json", headers=headers
+        ).status_code
+    finally:
+        connections.close_all()
+
+with ThreadPoolExecutor(max_workers=5) as pool:
+    statuses = sorted(pool.map(send, range(5)))
+rows = list(WebhookDelivery.objects.values_list("delivery_id", "status", "attempts", "error"))
+print(json.dumps({"statuses": statuses, "deliveries": rows, "issues": Issue.objects.count()}))
+"""
+
+
+def test_the_same_delivery_five_times_concurrently_on_sqlite_is_processed_once(tmp_path):
+    """Five threads, each with its own connection, on the embedded deployment's SQLite file
+    (WAL, BEGIN IMMEDIATE, a busy timeout); tests/integration does the same on Postgres.
+
+    The test database is in memory and shared-cache, where SQLite does not wait for a lock,
+    so it is copied to a file first and the deliveries run in a child process on that file.
+    """
+    import sqlite3
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        pytest.skip("the unit tests' database is SQLite; Postgres: tests/integration")
+    connection.ensure_connection()
+    database = tmp_path / "embedded.sqlite3"
+    copy = sqlite3.connect(database)
+    connection.connection.backup(copy)
+    copy.close()
+    body = fixture_body("issues__opened")
+    headers = delivery_headers("issues", body, SECRET, "concurrent-1")
+    headers.pop("Content-Type")
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"sqlite:///{database}",
+        "VAR_DIR": str(tmp_path / "var"),
+        "SECRET_KEY": "test-only",
+        "ALLOWED_HOSTS": "testserver",
+        "GITHUB_WEBHOOK_SECRET": SECRET,
+        "KERNELS_CI_DEMO_RUN": "0",
+        "LOG_LEVEL": "ERROR",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", CONCURRENT_DELIVERIES, json.dumps(headers)],
+        input=body,
+        capture_output=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
+    result = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    assert result["statuses"] == [200, 200, 200, 200, 202]
+    assert result["deliveries"] == [["concurrent-1", "processed", 1, ""]]
+    assert result["issues"] == 1

@@ -12,7 +12,7 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.db import transaction
 from django.utils import timezone
@@ -49,13 +49,36 @@ def parse_timestamp(value: str | None) -> datetime | None:
     if not value:
         return None
     parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, timezone.utc)
+    if parsed.tzinfo is None:  # GitHub always sends UTC; a naive stamp is read as UTC
+        parsed = parsed.replace(tzinfo=UTC)
     return parsed
 
 
 def _text(value) -> str:
     return value if isinstance(value, str) else ""
+
+
+REACTION_CONTENTS = ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")
+
+
+def parse_reactions(item: dict) -> tuple[int, dict[str, int]] | None:
+    """(total_count, {content: count} of the non-zero ones) of an item's `reactions` rollup.
+
+    None when the item carries no rollup (then what we hold stays). GitHub does not move an
+    item's updated_at when someone reacts, so counts refresh when the item changes otherwise.
+    """
+    rollup = item.get("reactions")
+    if not isinstance(rollup, dict):
+        return None
+    counts = {}
+    for content in REACTION_CONTENTS:
+        value = rollup.get(content)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            counts[content] = value
+    total = rollup.get("total_count")
+    if not isinstance(total, int) or isinstance(total, bool) or total < 0:
+        total = sum(counts.values())
+    return total, counts
 
 
 def _is_real_pull_request(item: dict) -> bool:
@@ -185,6 +208,8 @@ ISSUE_FIELDS = [
     "author_association",
     "milestone",
     "comments_count",
+    "reactions_total",
+    "reactions",
     "html_url",
     "created_at",
     "updated_at",
@@ -223,18 +248,30 @@ PULL_FIELDS = [
 ]
 
 
-def _replace_m2m(through, owner_field: str, other_field: str, pairs: dict[int, list[int]]) -> None:
+def _replace_m2m(
+    through,
+    owner_field: str,
+    other_field: str,
+    pairs: dict[int, list[int]],
+    created: frozenset[int] = frozenset(),
+) -> None:
+    """Make the links of each owner exactly `pairs[owner]`.
+
+    Owners in `created` were inserted by this very upsert and have no links to delete (in a
+    backfill that is every row: one DELETE a page saved).
+    """
     if not pairs:
         return
-    through.objects.filter(**{f"{owner_field}__in": list(pairs)}).delete()
-    through.objects.bulk_create(
-        [
-            through(**{f"{owner_field}": owner, f"{other_field}": other})
-            for owner, others in pairs.items()
-            for other in dict.fromkeys(others)
-        ],
-        ignore_conflicts=True,
-    )
+    stale = [owner for owner in pairs if owner not in created]
+    if stale:
+        through.objects.filter(**{f"{owner_field}__in": stale}).delete()
+    rows = [
+        through(**{f"{owner_field}": owner, f"{other_field}": other})
+        for owner, others in pairs.items()
+        for other in dict.fromkeys(others)
+    ]
+    if rows:
+        through.objects.bulk_create(rows, ignore_conflicts=True)
 
 
 def _issue_pks(repository: Repository, issues: list[Issue]) -> dict[int, int]:
@@ -273,7 +310,14 @@ def issues_upsert(
     existing = {
         row[0]: row[1:]
         for row in Issue.objects.filter(repository=repository, number__in=numbers).values_list(
-            "number", "updated_at", "github_id", "merged", "merged_at", "deleted_at"
+            "number",
+            "updated_at",
+            "github_id",
+            "merged",
+            "merged_at",
+            "deleted_at",
+            "reactions_total",
+            "reactions",
         )
     }
     now = timezone.now()
@@ -282,11 +326,16 @@ def issues_upsert(
         number = int(item["number"])
         updated_at = parse_timestamp(item.get("updated_at")) or now
         before = existing.get(number)
+        reactions = parse_reactions(item)
+        if reactions is None:
+            reactions = (before[5], before[6]) if before else (0, {})
         if (
             before is not None
             and _is_current(before[0], updated_at, not from_webhook)
             and (before[1] == item.get("id") or item.get("id") is None)
             and before[4] is None
+            # the same snapshot again, unless only its reaction counts moved
+            and (before[0] > updated_at or (before[5], before[6]) == reactions)
         ):
             result.unchanged += 1
             continue
@@ -314,6 +363,8 @@ def issues_upsert(
             author_association=_text(item.get("author_association"))[:32],
             milestone=_text(milestone.get("title"))[:255],
             comments_count=int(item.get("comments") or 0),
+            reactions_total=reactions[0],
+            reactions=reactions[1],
             html_url=_text(item.get("html_url"))[:500],
             created_at=parse_timestamp(item.get("created_at")) or updated_at,
             updated_at=updated_at,
@@ -347,6 +398,7 @@ def issues_upsert(
     )
     pks = _issue_pks(repository, [issue for issue, _ in changed])
     label_pairs, assignee_pairs = {}, {}
+    created = frozenset(pks[issue.number] for issue, _ in changed if issue.number not in existing)
     for issue, item in changed:
         pk = pks[issue.number]
         result.changed_ids.append(pk)
@@ -358,8 +410,8 @@ def issues_upsert(
         assignee_pairs[pk] = [
             people[a["id"]] for a in item.get("assignees") or [] if a and a.get("id") in people
         ]
-    _replace_m2m(Issue.labels.through, "issue_id", "label_id", label_pairs)
-    _replace_m2m(Issue.assignees.through, "issue_id", "person_id", assignee_pairs)
+    _replace_m2m(Issue.labels.through, "issue_id", "label_id", label_pairs, created)
+    _replace_m2m(Issue.assignees.through, "issue_id", "person_id", assignee_pairs, created)
     pipeline.issues_changed(result.changed_ids)
     return result
 
@@ -447,6 +499,7 @@ def pulls_upsert(
     )
     pks = _issue_pks(repository, [issue for issue, _ in changed])
     label_pairs = {}
+    created = frozenset(pks[issue.number] for issue, _ in changed if issue.number not in existing)
     for issue, item in changed:
         pk = pks[issue.number]
         result.changed_ids.append(pk)
@@ -456,7 +509,7 @@ def pulls_upsert(
                 for lb in item["labels"]
                 if isinstance(lb, dict) and lb.get("name") and lb["name"].lower() in labels
             ]
-    _replace_m2m(Issue.labels.through, "issue_id", "label_id", label_pairs)
+    _replace_m2m(Issue.labels.through, "issue_id", "label_id", label_pairs, created)
     pipeline.issues_changed(result.changed_ids)
     return result
 
@@ -504,9 +557,12 @@ def comments_upsert(
             repository=repository, number__in={n for n in numbers.values() if n}
         ).values_list("number", "pk")
     )
-    existing = dict(
-        Comment.objects.filter(github_id__in=numbers).values_list("github_id", "updated_at")
-    )
+    existing = {
+        row[0]: row[1:]
+        for row in Comment.objects.filter(github_id__in=numbers).values_list(
+            "github_id", "updated_at", "reactions_total"
+        )
+    }
     changed: list[tuple[Comment, dict]] = []
     for item in items:
         github_id = int(item["id"])
@@ -516,7 +572,14 @@ def comments_upsert(
                 result.missing_issue_numbers.add(number)
             continue
         updated_at = parse_timestamp(item.get("updated_at")) or timezone.now()
-        if github_id in existing and _is_current(existing[github_id], updated_at, not from_webhook):
+        before = existing.get(github_id)
+        reactions = parse_reactions(item)
+        reactions_total = reactions[0] if reactions else (before[1] if before else 0)
+        if (
+            before is not None
+            and _is_current(before[0], updated_at, not from_webhook)
+            and (before[0] > updated_at or before[1] == reactions_total)
+        ):
             result.unchanged += 1
             continue
         if github_id in existing:
@@ -533,6 +596,7 @@ def comments_upsert(
             created_at=parse_timestamp(item.get("created_at")) or updated_at,
             updated_at=updated_at,
             deleted_at=None,
+            reactions_total=reactions_total,
         )
         changed.append((comment, item))
     if not changed:
@@ -554,6 +618,7 @@ def comments_upsert(
             "created_at",
             "updated_at",
             "deleted_at",
+            "reactions_total",
         ],
     )
     touched = sorted({comment.issue_id for comment, _ in changed})

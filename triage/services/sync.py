@@ -12,7 +12,18 @@ The first request of an incremental sync carries the ETag of the last such reque
 unchanged repository costs one request per resource, answered 304, which GitHub does not count.
 
 Pull-request details (merge commit, base and head branch) come from the pulls listing, sorted by
-updated descending and read down to the pulls watermark (that listing has no `since`).
+updated descending and read down to the pulls watermark (that listing has no `since`). Its ETag
+and watermark are saved only when the listing completes: an interrupted listing keeps its next
+page and the watermark it will set (resume_page, resume_watermark) and the next run goes on from
+that page, without If-None-Match (a 304 of page 1 would end it early). An item updated meanwhile
+moves to page 1, above that watermark, and the run after reads it.
+
+Commit messages of merged pull requests (what the release linker reads) come last, from
+/pulls/N/commits, once per pull request and head commit: one request per 100 commits, and only
+for merged PRs whose messages were not read at their current head_sha.
+
+A repository that GitHub answers 404 for and that was never synced (a typo, or a private
+repository the token cannot read) is untracked and its schedule removed: RepositoryNotFound.
 """
 
 from __future__ import annotations
@@ -21,14 +32,17 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
-from triage.models import Repository, SyncState
-from triage.services import ingest
-from triage.sources.github import GitHubError, GitHubSource
+from triage import pipeline
+from triage.models import Issue, Repository, SyncState
+from triage.services import ingest, tracking
+from triage.sources.github import GitHubError, GitHubSource, RateLimited
 
 logger = logging.getLogger(__name__)
 
@@ -72,10 +86,15 @@ class SyncBusy(Exception):
     """Another sync of this repository holds its lease."""
 
 
+class RepositoryNotFound(GitHubError):
+    """GitHub answered 404 for a repository we never synced; it is no longer tracked."""
+
+
 def _state(repository: Repository, resource: str, full: bool) -> SyncState:
     state, _ = SyncState.objects.get_or_create(repository=repository, resource=resource)
     if full:
         state.watermark, state.etag, state.backfill_done = None, "", False
+        state.resume_page, state.resume_watermark = None, None
     state.last_run_at = timezone.now()
     state.save()
     return state
@@ -206,38 +225,206 @@ def _sync_comments(repository, source, report, full, progress) -> None:
 
 def _sync_pulls(repository, source, report, full, progress) -> None:
     state = _state(repository, SyncState.Resource.PULLS, full)
-    stop_at, newest = state.watermark, None
     params = {"state": "all", "sort": "updated", "direction": "desc", "per_page": PER_PAGE}
-    url, first = f"/repos/{repository.full_name}/pulls", True
-    while url:
-        page = source.get(url, params if first else None, etag=state.etag if first else "")
+    path, stop_at = f"/repos/{repository.full_name}/pulls", state.watermark
+    # An interrupted listing goes on from its next page, with the watermark its first page gave.
+    number, newest = state.resume_page or 1, state.resume_watermark
+    resumed = number > 1
+
+    def fetch(number: int):
+        query = dict(params, page=number) if number > 1 else params
+        return source.get(path, query, etag="" if resumed else state.etag if number == 1 else "")
+
+    # The next page is requested while this one is written (pulls_upsert makes no requests).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        _pulls_pages(
+            repository=repository,
+            state=state,
+            report=report,
+            progress=progress,
+            prefetch=lambda number: pool.submit(fetch, number),
+            page=fetch(number),
+            number=number,
+            newest=newest,
+            stop_at=stop_at,
+        )
+    _note_success(state, source)
+
+
+def _pulls_pages(*, repository, state, report, progress, prefetch, page, number, newest, stop_at):
+    first_etag = ""
+    while True:
         if page.not_modified:
-            break
+            return
         items = [item for item in page.items or [] if isinstance(item, dict)]
+        if number == 1:
+            newest, first_etag = _newest(items), page.etag
         fresh = [
             i
             for i in items
             if stop_at is None or ingest.parse_timestamp(i["updated_at"]) >= stop_at
         ]
+        more = "next" in page.links and len(fresh) == len(items)
+        pending = prefetch(number + 1) if more else None
         with transaction.atomic():
             result = ingest.pulls_upsert(repository=repository, items=fresh)
-            if first:
-                state.etag = page.etag
-                newest = _newest(items)
             state.requests_used += 1
-            state.save(update_fields=["etag", "requests_used"])
+            if more:
+                state.resume_page, state.resume_watermark = number + 1, newest
+            else:  # the listing is complete: now its ETag and watermark hold
+                state.resume_page = state.resume_watermark = None
+                if newest and (state.watermark is None or newest > state.watermark):
+                    state.watermark = newest
+                state.etag = first_etag  # "" after a resumed listing: its page 1 is stale
+            state.save(
+                update_fields=[
+                    "resume_page",
+                    "resume_watermark",
+                    "watermark",
+                    "etag",
+                    "requests_used",
+                ]
+            )
         report.record(state.resource, result, len(fresh))
         if progress:
             progress(state.resource, len(fresh), page.last_page and page.last_page * PER_PAGE)
-        first = False
-        url = page.links.get("next") if len(fresh) == len(items) else None
-    if newest and (state.watermark is None or newest > state.watermark):
-        state.watermark = newest
+        if pending is None:
+            return
+        number += 1
+        page = pending.result()
+
+
+# --- commit messages of merged pull requests -------------------------------------------------
+
+COMMITS_BATCH = 50
+
+
+def _commit_messages(source: GitHubSource, repository: Repository, number: int) -> list[str]:
+    """Every commit message of one pull request (GitHub lists at most 250), 100 a page."""
+    messages: list[str] = []
+    url = f"/repos/{repository.full_name}/pulls/{number}/commits"
+    page = source.get(url, {"per_page": PER_PAGE})
+    while True:
+        for item in page.items or []:
+            commit = item.get("commit") if isinstance(item, dict) else None
+            if isinstance(commit, dict) and isinstance(commit.get("message"), str):
+                messages.append(commit["message"])
+        if "next" not in page.links:
+            return messages
+        page = source.get(page.links["next"])
+
+
+def _pulls_needing_commits():
+    """Merged PRs whose commit messages were not read at their current head commit."""
+    return (
+        Issue.objects.filter(is_pull_request=True, merged=True, deleted_at__isnull=True)
+        .exclude(head_sha="")
+        .exclude(commits_head_sha=F("head_sha"))
+    )
+
+
+def _store_commit_messages(found: dict[int, tuple[str, list[str]]]) -> None:
+    """Save what was read ({pk: (head_sha, messages)}) and send those PRs down the pipeline."""
+    if not found:
+        return
+    rows = [
+        Issue(pk=pk, commit_messages=messages, commits_head_sha=head_sha)
+        for pk, (head_sha, messages) in found.items()
+    ]
+    with transaction.atomic():
+        Issue.objects.bulk_update(rows, ["commit_messages", "commits_head_sha"])
+        pipeline.issues_changed(sorted(found))  # the release linker reads commit messages
+
+
+def pull_commits_read(
+    *, repository: Repository, source: GitHubSource, pulls: list[tuple[int, int, str]]
+) -> dict[int, tuple[str, list[str]]]:
+    """Read commit messages of (pk, number, head_sha) PRs; store them, also when interrupted."""
+    found: dict[int, tuple[str, list[str]]] = {}
+    try:
+        for pk, number, head_sha in pulls:
+            try:
+                messages = _commit_messages(source, repository, number)
+            except GitHubError as exc:
+                if exc.status not in (404, 410):
+                    raise
+                logger.warning("%s#%s: its commits are gone (%s)", repository, number, exc)
+                messages = []
+            found[pk] = (head_sha, messages)
+    finally:
+        _store_commit_messages(found)
+    return found
+
+
+def _sync_commits(repository, source, report, full, progress) -> None:
+    state = _state(repository, SyncState.Resource.COMMITS, full=False)
+    while True:
+        batch = list(
+            _pulls_needing_commits()
+            .filter(repository=repository)
+            .order_by("pk")
+            .values_list("pk", "number", "head_sha")[:COMMITS_BATCH]
+        )
+        if not batch:
+            break
+        requests_before = source.requests
+        try:
+            found = pull_commits_read(repository=repository, source=source, pulls=batch)
+        finally:
+            SyncState.objects.filter(pk=state.pk).update(
+                requests_used=F("requests_used") + (source.requests - requests_before)
+            )
+        report.record(state.resource, ingest.UpsertResult(updated=len(found)), len(found))
+        if progress:
+            progress(state.resource, len(found), None)
+    state.refresh_from_db(fields=["requests_used"])
     _note_success(state, source)
 
 
+def pull_request_commits_sync(*, issue_id: int, source: GitHubSource | None = None) -> str:
+    """Read the commit messages of one merged PR (after a `pull_request` closed+merged delivery).
+
+    Nothing is requested when they were read at its current head_sha already.
+    """
+    issue = (
+        _pulls_needing_commits()
+        .filter(pk=issue_id)
+        .select_related("repository")
+        .only("pk", "number", "head_sha", "repository")
+        .first()
+    )
+    if issue is None:
+        return "nothing to read"
+    found = pull_commits_read(
+        repository=issue.repository,
+        source=source or GitHubSource(),
+        pulls=[(issue.pk, issue.number, issue.head_sha)],
+    )
+    return f"{issue.reference}: {len(found.get(issue.pk, ('', []))[1])} commit messages"
+
+
+def _never_synced(repository: Repository) -> bool:
+    return (
+        repository.github_id is None
+        and not repository.issues.exists()
+        and not SyncState.objects.filter(
+            repository=repository, last_success_at__isnull=False
+        ).exists()
+    )
+
+
 def _refresh_repository(repository: Repository, source: GitHubSource) -> None:
-    page = source.get(f"/repos/{repository.full_name}")
+    try:
+        page = source.get(f"/repos/{repository.full_name}")
+    except GitHubError as exc:
+        if exc.status == 404 and _never_synced(repository):
+            tracking.repository_forget(repository=repository)
+            raise RepositoryNotFound(
+                404,
+                f"{repository.full_name} was not found on GitHub (a typo, or a private "
+                "repository GITHUB_TOKEN cannot read); it is no longer tracked",
+            ) from exc
+        raise
     if isinstance(page.items, dict):
         ingest.repository_update_from_github(repository=repository, data=page.items)
 
@@ -273,6 +460,10 @@ def repository_sync(
     source = source or GitHubSource()
     report = report or SyncReport(repository=repository.full_name)
     resource = "repository"
+    if full:  # every resource starts over; a retry after an interruption goes on incrementally
+        SyncState.objects.filter(repository=repository).update(
+            watermark=None, etag="", backfill_done=False, resume_page=None, resume_watermark=None
+        )
     try:
         if full or repository.github_id is None:
             _refresh_repository(repository, source)
@@ -280,13 +471,18 @@ def repository_sync(
             (SyncState.Resource.ISSUES, _sync_issues),
             (SyncState.Resource.PULLS, _sync_pulls),
             (SyncState.Resource.COMMENTS, _sync_comments),
+            (SyncState.Resource.COMMITS, _sync_commits),
         ):
             step(repository, source, report, full, progress)
+    except RepositoryNotFound:
+        raise
     except Exception as exc:
+        limited = isinstance(exc, RateLimited)
         SyncState.objects.filter(repository=repository, resource=resource).update(
             last_error=str(exc)[:2000],
-            rate_limit_remaining=source.rate_remaining,
-            rate_limit_reset_at=source.rate_reset_at,
+            # a rate limit holds every resource of the token until its reset
+            rate_limit_remaining=0 if limited else source.rate_remaining,
+            rate_limit_reset_at=exc.reset_at if limited else source.rate_reset_at,
         )
         raise
     finally:
@@ -294,3 +490,34 @@ def repository_sync(
         report.rate_remaining = source.rate_remaining
         _release(repository)
     return report
+
+
+# --- rate limits, as the scheduled task sees them ------------------------------------------------
+
+
+def rate_limited_until() -> datetime | None:
+    """When the rate limit the last syncs hit resets (None: not limited now).
+
+    The limit belongs to the token (GITHUB_TOKEN), which every repository's sync shares.
+    """
+    return (
+        SyncState.objects.filter(
+            rate_limit_remaining__lte=0,
+            rate_limit_reset_at__gt=timezone.now(),
+        )
+        .order_by("-rate_limit_reset_at")
+        .values_list("rate_limit_reset_at", flat=True)
+        .first()
+    )
+
+
+def retry_countdown(seconds: float) -> float:
+    """A countdown for a task retry, kept under the broker's visibility timeout.
+
+    Redis hands an unacknowledged message (an acks_late task waiting for its ETA) to another
+    worker after the visibility timeout; a longer wait would run the task twice. A task that
+    wakes before the reset finds the token still rate-limited and waits again.
+    """
+    options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {}
+    visibility = float(options.get("visibility_timeout", 3600))
+    return max(1.0, min(float(seconds), visibility * 0.9))

@@ -47,6 +47,16 @@ def repository_track(*, full_name: str) -> Repository:
     return repository
 
 
+@transaction.atomic
+def repository_forget(*, repository: Repository) -> None:
+    """Stop tracking a repository: its beat entry goes; a row that holds nothing goes too."""
+    PeriodicTask.objects.filter(name=_task_name(repository)).delete()
+    if repository.github_id is None and not repository.issues.exists():
+        repository.delete()
+    else:
+        Repository.objects.filter(pk=repository.pk).update(tracked=False)
+
+
 def repositories_track_configured() -> list[Repository]:
     """Track every OWNER/NAME of GITHUB_REPOS (idempotent; run when beat starts)."""
     return [repository_track(full_name=name) for name in settings.GITHUB_REPOS]

@@ -17,7 +17,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from triage.models import Repository, WebhookDelivery
+from triage.models import Issue, Repository, WebhookDelivery
 from triage.services import ingest, tracking
 
 logger = logging.getLogger(__name__)
@@ -233,7 +233,23 @@ def handle_issue_comment(payload: dict) -> None:
 
 def handle_pull_request(payload: dict) -> None:
     repository = _repository_of(payload)
-    ingest.pulls_upsert(repository=repository, items=[payload["pull_request"]], from_webhook=True)
+    pull = payload["pull_request"]
+    ingest.pulls_upsert(repository=repository, items=[pull], from_webhook=True)
+    if payload.get("action") == "closed" and pull.get("merged") is True:
+        # Its commit messages (for the release linker) are read on the ingest queue, never here.
+        issue_id = (
+            Issue.objects.filter(repository=repository, number=int(pull["number"]))
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if issue_id is not None:
+            transaction.on_commit(lambda: _read_commits(issue_id), robust=True)
+
+
+def _read_commits(issue_id: int) -> None:
+    from triage.tasks import read_pull_request_commits
+
+    read_pull_request_commits.delay(issue_id)
 
 
 def handle_label(payload: dict) -> None:

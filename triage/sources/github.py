@@ -5,6 +5,9 @@ and its exceptions) and read pages as raw JSON, because the sync needs what PyGi
 objects hide: conditional requests with the stored ETag (304 costs no rate limit), the Link
 header of each page, and the rate-limit headers.
 
+Writes (adding labels, for the opt-in label write-back) go through the same Requester; they count
+against the rate limit like reads and are never retried by the adapter.
+
 Retries: 5xx answers are retried with backoff inside the HTTP adapter (urllib3 Retry, GET only).
 A rate limit is never slept on here; it raises RateLimited with the reset time, and the caller
 (a Celery task) reschedules itself for then.
@@ -116,11 +119,16 @@ class GitHubSource:
 
     def get(self, url: str, params: dict | None = None, etag: str = "") -> Page:
         headers = {"If-None-Match": etag} if etag else None
+        return self._request("GET", url, parameters=params, headers=headers)
+
+    def post(self, url: str, body: dict | list) -> Page:
+        """POST a JSON body (e.g. /repos/O/N/issues/N/labels); the answer as a Page."""
+        return self._request("POST", url, input=body)
+
+    def _request(self, verb: str, url: str, **kwargs) -> Page:
         self.requests += 1
         try:
-            response_headers, data = self.client.requester.requestJsonAndCheck(
-                "GET", url, parameters=params, headers=headers
-            )
+            response_headers, data = self.client.requester.requestJsonAndCheck(verb, url, **kwargs)
         except GithubException as exc:
             raise self._translate(exc) from exc
         except OSError as exc:  # connection refused, reset, timed out
@@ -158,3 +166,17 @@ class GitHubSource:
         if exc.status is None or exc.status >= 500:
             return TransientGitHubError(exc.status, message or "server error")
         return GitHubError(exc.status, message or "request failed")
+
+
+def issue_comment_create(*, full_name: str, number: int, body: str) -> dict:
+    """POST one comment on an issue through PyGithub (kernels_ci's opt-in result comment):
+    {"id", "html_url"}. Never retried by the adapter; errors as GitHubError and its kinds."""
+    client = build_client()
+    try:
+        issue = client.withLazy(True).get_repo(full_name).get_issue(number)  # no GET
+        comment = issue.create_comment(body)
+    except GithubException as exc:
+        raise GitHubSource(client)._translate(exc) from exc
+    except OSError as exc:
+        raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
+    return {"id": comment.id, "html_url": comment.html_url}

@@ -1,0 +1,96 @@
+"""The scheduled sync task: rate limits first, its own retry bounds, countdowns the broker keeps."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.conf import settings as django_settings
+from django.utils import timezone
+
+from tests.fakes.github_api import GitHubEmulator
+from triage.models import Issue, SyncState
+from triage.services import sync, tracking
+from triage.sources.github import TransientGitHubError
+from triage.tasks import TRANSIENT_RETRIES, sync_repository
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REPO = "ROCm/HIP"
+
+
+@pytest.fixture
+def emulator(settings):
+    with GitHubEmulator(token="task-token") as emu:
+        settings.GITHUB_API_URL = emu.url
+        settings.GITHUB_TOKEN = "task-token"
+        settings.GITHUB_RETRY_BACKOFF = 0
+        settings.GITHUB_RETRIES = 0  # a 502 reaches the task
+        emu.add_repo(REPO)
+        for n in range(1, 31):
+            emu.add_issue(REPO, title=f"hipMalloc fails {n}")
+        yield emu
+
+
+def test_syncs_are_skipped_while_the_token_is_rate_limited(emulator):
+    repository = tracking.repository_track(full_name=REPO)
+    other = tracking.repository_track(full_name="ROCm/ROCm")  # the limit is the token's
+    reset = timezone.now() + timedelta(minutes=40)
+    SyncState.objects.create(
+        repository=other, resource="comments", rate_limit_remaining=0, rate_limit_reset_at=reset
+    )
+    result = sync_repository.apply(kwargs={"repository_id": repository.pk}).get()
+    assert "rate-limited until" in result and "skipped" in result
+    assert emulator.requests == [], "beat's run costs nothing while the limit holds"
+
+    SyncState.objects.update(rate_limit_reset_at=timezone.now() - timedelta(seconds=1))
+    sync_repository.apply(kwargs={"repository_id": repository.pk}).get()
+    assert Issue.objects.count() == 30
+
+
+def test_a_rate_limit_marks_the_repository_until_its_reset(emulator):
+    repository = tracking.repository_track(full_name=REPO)
+    emulator.inject_fault(429, retry_after=600, path_contains="/issues")
+    result = sync_repository.apply(kwargs={"repository_id": repository.pk}).get()
+    assert "the next sync resumes" in result  # in-process tasks: no retry loop
+    until = sync.rate_limited_until()
+    assert until is not None and until > timezone.now() + timedelta(minutes=9)
+
+
+def test_rate_limit_reschedules_do_not_use_up_the_5xx_retries(emulator):
+    repository = tracking.repository_track(full_name=REPO)
+    emulator.inject_fault(502, path_contains="/issues")
+    # nine reschedules for rate limits so far; the first 502 is still retried
+    result = sync_repository.apply(
+        kwargs={"repository_id": repository.pk}, retries=9, throw=False
+    )  # in-process, the retry runs at once
+    assert result.state == "SUCCESS"
+    assert Issue.objects.count() == 30
+    assert emulator.count(status=502) == 1
+
+
+def test_5xx_retries_are_bounded(emulator):
+    repository = tracking.repository_track(full_name=REPO)
+    emulator.inject_fault(502, path_contains="/issues", times=None)
+    with pytest.raises(TransientGitHubError):
+        sync_repository.apply(
+            kwargs={"repository_id": repository.pk, "transient_attempts": TRANSIENT_RETRIES}
+        ).get()
+    assert emulator.count(status=502) == 1
+
+
+def test_a_repository_github_does_not_know_ends_the_task_and_its_schedule(emulator):
+    from django_celery_beat.models import PeriodicTask
+
+    repository = tracking.repository_track(full_name="ROCm/HlP")
+    result = sync_repository.apply(kwargs={"repository_id": repository.pk}).get()
+    assert "not found on GitHub" in result
+    assert not PeriodicTask.objects.filter(task="triage.tasks.sync_repository").exists()
+
+
+def test_retry_countdowns_stay_under_the_brokers_visibility_timeout():
+    visibility = django_settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert visibility >= 2 * 3600, "a rate limit resets within the hour: room to wait for it"
+    assert sync.retry_countdown(3 * 3600) < visibility
+    assert sync.retry_countdown(3700) == 3700
+    assert sync.retry_countdown(0) == 1
