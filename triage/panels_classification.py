@@ -42,6 +42,9 @@ def classification_panel(*, issue, request) -> Panel | None:
             "environment": environment.evidence if environment else None,
             "duplicates": (duplicates.evidence or {}).get("candidates", []) if duplicates else [],
             "priority": data["priority"],
+            "overridden": any(
+                part.get("name") == "override" for part in getattr(data["priority"], "parts", [])
+            ),
             "corrections": data["corrections"],
         },
     )

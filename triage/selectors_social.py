@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Case, Count, F, IntegerField, Prefetch, QuerySet, Value, When
 from django.db.models.functions import TruncDate
+from django.utils import timezone
 
 from triage.models import Issue, Post, PostIssueLink, SavedSearch, Spike
 
@@ -51,8 +53,50 @@ def post_list(
     return posts.order_by("-created_at", "-x_id")
 
 
+def _month_start() -> date:
+    return timezone.now().date().replace(day=1)
+
+
+def _used_this_month():
+    """posts_this_month counts for the month in budget_month; in a later month nothing is used
+    yet (the counter resets on the search's next run)."""
+    return Case(
+        When(budget_month=_month_start(), then=F("posts_this_month")),
+        default=Value(0),
+        output_field=IntegerField(),
+    )
+
+
 def saved_searches() -> QuerySet[SavedSearch]:
-    return SavedSearch.objects.annotate(post_count=Count("posts")).order_by("name")
+    return SavedSearch.objects.annotate(
+        post_count=Count("posts"), used_this_month=_used_this_month()
+    ).order_by("name")
+
+
+@dataclass(frozen=True)
+class SearchOverview:
+    search: SavedSearch
+    used_this_month: int
+    budget_left: int
+    latest_post_at: datetime | None
+    chart: dict
+    spikes: list[Spike]
+
+
+def saved_search_overview(*, pk: int, days: int = 30) -> SearchOverview | None:
+    """A saved search's page: budget of the current month, its chart and spikes."""
+    search = SavedSearch.objects.annotate(used_this_month=_used_this_month()).filter(pk=pk).first()
+    if search is None:
+        return None
+    latest = search.posts.order_by("-created_at").values_list("created_at", flat=True).first()
+    return SearchOverview(
+        search=search,
+        used_this_month=search.used_this_month,
+        budget_left=max(0, search.monthly_budget - search.used_this_month),
+        latest_post_at=latest,
+        chart=posts_per_day_by_sentiment(search=search, days=days, end=latest or timezone.now()),
+        spikes=list(search.spikes.order_by("-hour")[:20]),
+    )
 
 
 def recent_spikes(limit: int = 10) -> QuerySet[Spike]:

@@ -1,18 +1,22 @@
-"""The social feed, saved searches with their chart, and triagers' decisions on post links."""
+"""The social feed, saved searches with their chart, and triagers' decisions on post links.
+
+Deciding a link needs triage.triage_issue; from htmx (HX-Request) the answer is the updated
+list of the issue's posts, otherwise a redirect back."""
 
 from __future__ import annotations
 
 from django import forms
-from django.contrib.auth.decorators import login_required
+from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from triage import selectors_social
 from triage.models import PostIssueLink, SavedSearch
 from triage.panels import Panel
+from triage.permissions import TRIAGE
 from triage.services import social
 
 POSTS_PER_PAGE = 50
@@ -31,6 +35,7 @@ class FeedFilterForm(forms.Form):
 
 
 @login_required
+@require_safe
 def social_feed(request):
     form = FeedFilterForm(request.GET or None)
     filters = {}
@@ -55,32 +60,40 @@ def social_feed(request):
 
 
 @login_required
+@require_safe
 def saved_search_detail(request, pk: int):
-    search = get_object_or_404(SavedSearch, pk=pk)
-    latest = search.posts.order_by("-created_at").values_list("created_at", flat=True).first()
-    chart = selectors_social.posts_per_day_by_sentiment(
-        search=search, days=30, end=latest or timezone.now()
-    )
+    overview = selectors_social.saved_search_overview(pk=pk)
+    if overview is None:
+        raise Http404("no such saved search")
     context = {
-        "search": search,
-        "chart": chart,
-        "spikes": search.spikes.order_by("-hour")[:20],
-        "budget_left": max(0, search.monthly_budget - search.posts_this_month),
+        "search": overview.search,
+        "chart": overview.chart,
+        "spikes": overview.spikes,
+        "used_this_month": overview.used_this_month,
+        "budget_left": overview.budget_left,
     }
     return render(request, "triage/social/search_detail.html", context)
 
 
 @login_required
 @require_POST
+@permission_required(TRIAGE, raise_exception=True)
 def post_link_decide(request, pk: int):
-    link = get_object_or_404(PostIssueLink, pk=pk)
+    link = get_object_or_404(PostIssueLink.objects.select_related("issue"), pk=pk)
     social.post_link_decide(
         link=link, user=request.user, confirm=request.POST.get("confirm") == "1"
     )
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
-        target = "social-feed"
-    return redirect(target)
+        target = ""
+    if request.headers.get("HX-Request"):
+        context = {"ctx": _posts_context(link.issue, target)}
+        return render(request, "triage/social/_issue_posts.html", context)
+    return redirect(target or "social-feed")
+
+
+def _posts_context(issue, next_url: str) -> dict:
+    return {"links": selectors_social.issue_linked_posts(issue), "next": next_url}
 
 
 def linked_posts_panel(*, issue, request) -> Panel | None:

@@ -7,6 +7,12 @@ paging with opaque ``next_token``s, ``since_id``/``until_id``/``start_time``/``e
 ``expansions=author_id`` filling ``includes.users``, the ``x-rate-limit-*`` headers with the
 429 that follows an exhausted window, bearer-token auth and injected faults. Stdlib only.
 
+Like the real endpoint it answers 400 (X's ``invalid-request`` problem) for a ``start_time``
+older than 7 days, for a ``since_id`` whose post is older than 7 days (the post's time is the
+stored post's, or for an id we do not hold, the nearest older stored post's, else the id's
+snowflake time), and for ``since_id``/``until_id`` together with ``start_time``/``end_time``.
+The messages follow X's wording as closely as we know it; clients should rely on the shape.
+
     with XEmulator(bearer_token="t") as emu:
         emu.add_post("MI300X hangs again on ROCm 6.4", username="gpu_dev")
         client = tweepy.Client(bearer_token="t")  # route https://api.twitter.com to emu.url
@@ -46,6 +52,7 @@ USER_ID_START = 1_580_000_000_000_000_000
 RATE_LIMIT = 450
 WINDOW_SECONDS = 15 * 60
 RECENT_DAYS = 7
+SNOWFLAKE_EPOCH_MS = 1288834974657
 MAX_QUERY_LENGTH = 512
 SEARCH_PATH = "/2/tweets/search/recent"
 PROBLEMS = "https://api.twitter.com/2/problems"
@@ -609,6 +616,17 @@ class _Store:
     def user(self, username: str) -> _User:
         return self.users.get(username.lower()) or self.add_user(username)
 
+    def id_time_ms(self, post_id: int) -> int:
+        """When a post id was made: its stored post's time, else the nearest older stored
+        post's (ids increase with time), else the id's snowflake timestamp."""
+        found = self.by_id.get(post_id)
+        if found is not None:
+            return found.created
+        position = bisect.bisect_right(self.posts, post_id, key=lambda post: post.id)
+        if position:
+            return self.posts[position - 1].created
+        return (post_id >> 22) + SNOWFLAKE_EPOCH_MS
+
     def claim_post_id(self, post_id) -> int:
         if post_id is None:
             post_id = self._next_post_id
@@ -1087,6 +1105,7 @@ class _Search:
                     query["start_time"]
                 ),
             )
+        self._check_window(query, filters)
         sort_order = query.get("sort_order", "recency")
         if sort_order not in ("recency", "relevancy"):
             raise invalid_request(
@@ -1116,6 +1135,37 @@ class _Search:
             meta["next_token"] = _encode_token(page[-1].id, filters)
         body["meta"] = meta
         return body
+
+    def _check_window(self, query: dict, filters: tuple) -> None:
+        """Recent search reaches 7 days back, and ids and times do not mix."""
+        _, since_id, until_id, start_ms, end_ms = filters
+        if (since_id is not None or until_id is not None) and (
+            start_ms is not None or end_ms is not None
+        ):
+            name = "since_id" if since_id is not None else "until_id"
+            raise invalid_request(
+                name,
+                query[name],
+                "Invalid use of 'since_id' or 'until_id' in conjunction with 'start_time' or "
+                "'end_time'.",
+            )
+        oldest = _now_ms() - RECENT_DAYS * 86_400_000
+        shown = iso_ms(oldest)[:16] + "Z"
+        if start_ms is not None and start_ms < oldest:
+            value = query["start_time"]
+            raise invalid_request(
+                "start_time",
+                value,
+                f"Invalid 'start_time':'{value}'. 'start_time' must be on or after {shown}",
+            )
+        if since_id is not None and self.store.id_time_ms(since_id) < oldest:
+            value = query["since_id"]
+            raise invalid_request(
+                "since_id",
+                value,
+                f"Invalid 'since_id':'{value}'. 'since_id' must be a tweet id created after "
+                f"{shown}. Please use the 'start_time' parameter instead.",
+            )
 
     @staticmethod
     def _max_results(query: dict) -> int:

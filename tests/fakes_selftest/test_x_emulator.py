@@ -4,6 +4,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import requests
 import tweepy
 from requests.adapters import HTTPAdapter
 
-from tests.fakes.x_api import POST_ID_START, XEmulator
+from tests.fakes.x_api import POST_ID_START, PROBLEMS, XEmulator
 
 TOKEN = "x-test-token"
 X_HOST = "https://api.twitter.com"
@@ -307,12 +308,59 @@ def test_entities_and_references(emu):
     assert client(emu).search_recent_tweets("to:alice").data[0].id == int(reply["id"])
 
 
+def iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def test_time_window(emu):
-    emu.add_post("ROCm early", created_at="2026-11-20T08:00:00.000Z")
-    late = emu.add_post("ROCm late", created_at="2026-11-21T08:00:00Z")
-    response = client(emu).search_recent_tweets("rocm", start_time="2026-11-21T00:00:00Z")
+    day = datetime.now(UTC).replace(hour=8, minute=0, second=0, microsecond=0)
+    emu.add_post("ROCm early", created_at=day - timedelta(days=3))
+    late = emu.add_post("ROCm late", created_at=iso(day - timedelta(days=2)))
+    start = iso(day - timedelta(days=2, hours=8))
+    response = client(emu).search_recent_tweets("rocm", start_time=start)
     assert [tweet.id for tweet in response.data] == [int(late["id"])]
-    assert late["created_at"] == "2026-11-21T08:00:00.000Z"
+    assert late["created_at"] == iso(day - timedelta(days=2)).replace("Z", ".000Z")
+
+
+def invalid(response, parameter: str) -> str:
+    """The message of X's invalid-request problem about `parameter` (asserting the shape)."""
+    assert response.status_code == 400
+    body = response.json()
+    assert (body["title"], body["type"]) == ("Invalid Request", f"{PROBLEMS}/invalid-request")
+    assert body["detail"] == "One or more parameters to your request was invalid."
+    [error] = body["errors"]
+    assert list(error["parameters"]) == [parameter]
+    return error["message"]
+
+
+def test_a_since_id_older_than_7_days_is_refused_like_x_does(emu):
+    week_ago = datetime.now(UTC) - timedelta(days=7, hours=1)
+    stale = emu.add_post("ROCm old", created_at=week_ago, post_id=POST_ID_START + 10)
+    fresh = emu.add_post("ROCm new", post_id=POST_ID_START + 100)
+    message = invalid(raw_search(emu, query="rocm", since_id=stale["id"]), "since_id")
+    assert message.startswith(f"Invalid 'since_id':'{stale['id']}'. 'since_id' must be a tweet id")
+    with pytest.raises(tweepy.BadRequest):
+        client(emu).search_recent_tweets("rocm", since_id=stale["id"])
+    # an id we do not hold takes the time of the stored post before it, else its snowflake time
+    assert raw_search(emu, query="rocm", since_id=str(POST_ID_START + 50)).status_code == 400
+    assert raw_search(emu, query="rocm", since_id="1").status_code == 400
+    assert raw_search(emu, query="rocm", since_id=fresh["id"]).status_code == 200
+
+
+def test_a_start_time_older_than_7_days_is_refused(emu):
+    emu.add_post("ROCm")
+    stale = iso(datetime.now(UTC) - timedelta(days=7, minutes=5))
+    message = invalid(raw_search(emu, query="rocm", start_time=stale), "start_time")
+    assert message.startswith(f"Invalid 'start_time':'{stale}'. 'start_time' must be on or after")
+    recent = iso(datetime.now(UTC) - timedelta(days=6, hours=23))
+    assert raw_search(emu, query="rocm", start_time=recent).status_code == 200
+
+
+def test_since_id_and_start_time_do_not_mix(emu):
+    post = emu.add_post("ROCm")
+    recent = iso(datetime.now(UTC) - timedelta(days=1))
+    response = raw_search(emu, query="rocm", since_id=post["id"], start_time=recent)
+    assert "in conjunction with 'start_time'" in invalid(response, "since_id")
 
 
 def test_bulk_generate_is_fast_and_searchable(emu):

@@ -1,15 +1,24 @@
 import io
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
 
 from classifiers import artifacts
 from tests.triage.classification_data import labelled_issues
-from triage.models import IssuePrediction, PredictionCorrection
+from triage.models import Comment, IssuePrediction, PredictionCorrection
 from triage.services import classification, ingest, training_data
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def triager(user):
+    user.user_permissions.add(
+        Permission.objects.get(content_type__app_label="triage", codename="triage_issue")
+    )
+    return user
 
 
 def test_without_trained_models_only_rules_run_and_the_page_says_not_classified(
@@ -86,7 +95,8 @@ def test_weak_labels_come_from_labels_title_prefixes_and_forms(make):
     assert sorted(components.labels) == ["hip", "miopen"]
 
 
-def test_decisions_on_the_page_need_login_and_record_who(make, logged_in_client, user):
+def test_decisions_on_the_page_need_login_and_record_who(make, logged_in_client, triager):
+    user = triager
     issue = make.issue(title="Crash")
     url = f"/issues/{issue.repository.full_name}/{issue.number}/predictions/kind/"
     anonymous = Client().post(url, {"label": "bug"})
@@ -102,7 +112,35 @@ def test_decisions_on_the_page_need_login_and_record_who(make, logged_in_client,
     assert PredictionCorrection.objects.count() == 1
 
 
-def test_decisions_need_a_csrf_token(make, user):
+def test_decisions_need_the_triage_permission(make, logged_in_client):
+    issue = make.issue(title="Crash")
+    classification.issues_classify(ids=[issue.id])
+    IssuePrediction.objects.create(issue=issue, model_name="kind", label="bug", confidence=0.6)
+    page = logged_in_client.get(f"/issues/{issue.repository.full_name}/{issue.number}/")
+    assert "triagers decide" in page.content.decode()
+    url = f"/issues/{issue.repository.full_name}/{issue.number}/predictions/kind/"
+    assert logged_in_client.post(url, {"label": "bug"}).status_code == 403
+    assert not PredictionCorrection.objects.exists()
+
+
+def test_from_htmx_a_decision_answers_the_updated_panel(make, logged_in_client, triager):
+    issue = make.issue(title="Crash")
+    IssuePrediction.objects.create(issue=issue, model_name="kind", label="bug", confidence=0.6)
+    page = logged_in_client.get(f"/issues/{issue.repository.full_name}/{issue.number}/")
+    assert 'hx-target="#classification-panel"' in page.content.decode()
+    url = f"/issues/{issue.repository.full_name}/{issue.number}/predictions/kind/"
+    response = logged_in_client.post(url, {"label": "question"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    fragment = response.content.decode()
+    assert fragment.lstrip().startswith('<div id="classification-panel">')
+    assert "kind corrected to question." in fragment
+    assert "<strong>question</strong>" in fragment and "decided by alice" in fragment
+    assert "<html" not in fragment
+    assert PredictionCorrection.objects.get().after == "question"
+
+
+def test_decisions_need_a_csrf_token(make, triager):
+    user = triager
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
     issue = make.issue(title="Crash")
@@ -141,3 +179,120 @@ def test_the_api_shows_predictions_and_priority(make, api_client):
     assert data["predictions"][0]["model"] == "environment"
     assert data["predictions"][0]["label"] == "gfx942"
     assert data["priority"]["score"] == sum(p["points"] for p in data["priority"]["parts"])
+
+
+# --- retraining reaches the existing issues --------------------------------------------------
+
+
+def test_a_retraining_that_activates_reclassifies_the_open_issues(
+    make, django_capture_on_commit_callbacks
+):
+    issues = labelled_issues(make)
+    make.issue(title="rocBLAS crashes on MI300X", state="closed")
+    with django_capture_on_commit_callbacks(execute=True):
+        result = classification.classifiers_retrain()
+    assert result.enqueued["issues"] == 1  # 30 open issues: one chunk
+    kind = IssuePrediction.objects.filter(model_name="kind")
+    assert set(kind.values_list("issue_id", flat=True)) == {i.id for i in issues}
+    assert set(kind.values_list("model_version", flat=True)) == {artifacts.active_version("kind")}
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        again = classification.classifiers_retrain()  # the same data: nothing new is active
+    assert again.enqueued == {} and callbacks == []
+
+
+def test_open_issues_come_in_chunks(make):
+    from triage.services import priority
+
+    open_ids = [make.issue(title=f"Crash {n}").id for n in range(5)]
+    make.issue(title="Closed", state="closed")
+    make.pull_request(title="Fix")
+    chunks = list(priority.open_issue_id_chunks(size=2))
+    assert chunks == [open_ids[0:2], open_ids[2:4], open_ids[4:]]
+
+
+# --- sentiment of comments -------------------------------------------------------------------
+
+
+def comment_item(github_id: int, number: int, body: str) -> dict:
+    return {
+        "id": github_id,
+        "issue_url": f"https://api.github.com/repos/ROCm/ROCm/issues/{number}",
+        "html_url": f"https://github.com/ROCm/ROCm/issues/{number}#issuecomment-{github_id}",
+        "user": {"id": github_id + 1, "login": f"user{github_id}"},
+        "author_association": "NONE",
+        "body": body,
+        "created_at": "2026-11-20T10:00:00Z",
+        "updated_at": "2026-11-20T10:00:00Z",
+    }
+
+
+def test_ingested_comments_get_their_sentiment_shown_on_the_page(
+    make, logged_in_client, django_capture_on_commit_callbacks
+):
+    from triage.services import demo
+
+    sentiment = demo.demo_sentiment_train()
+    issue = make.issue(number=77, title="RCCL hang")
+    bodies = {
+        "This is still broken, the GPU hangs again and I have to reboot. Awful.": "negative",
+        "Thanks, that fixed it! Works perfectly now on my MI300X.": "positive",
+        "Could you attach the output of rocminfo and the exact command?": "neutral",
+    }
+    items = [comment_item(900 + n, 77, body) for n, body in enumerate(bodies)]
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest.comments_upsert(repository=issue.repository, items=items)
+
+    stored = {c.body: c for c in Comment.objects.all()}
+    assert {body: c.sentiment for body, c in stored.items()} == bodies
+    assert {c.sentiment_model_version for c in stored.values()} == {sentiment.version}
+    assert all(0.34 < c.sentiment_confidence <= 1 for c in stored.values())
+    page = logged_in_client.get("/issues/ROCm/ROCm/77/").content.decode()
+    assert 'class="badge sentiment sentiment-negative"' in page
+
+
+def test_without_a_sentiment_model_comments_are_left_alone(make):
+    issue = make.issue(title="Crash")
+    make.comment(issue, body="awful")
+    report = classification.comments_classify(issue_ids=[issue.id])
+    assert report.skipped == "sentiment not trained"
+    assert Comment.objects.get().sentiment == ""
+
+
+# --- what the models train on ----------------------------------------------------------------
+
+
+def test_the_text_a_weak_label_comes_from_is_not_trained_on(make):
+    make.issue(title="[Feature]: add fp8 GEMM to hipBLASLt", body="fp8 please")
+    make.issue(title="Feature request: hipGraph support in MIOpen", labels=["feature request"])
+    make.issue(title="[Documentation]: [rocBLAS] typo in the guide", body="")
+    make.issue(
+        title="Broken on MI300X",
+        body="### ROCm Component\n\nMIOpen\n\n### Steps to Reproduce\n\nrun it",
+    )
+    kinds = training_data.training_set(model_name="kind")
+    assert sorted(kinds.labels) == ["docs", "feature", "feature"]
+    assert dict(kinds.sources) == {"title prefix": 2, "label": 1}
+    text = "\n".join(kinds.texts)
+    assert "add fp8 GEMM to hipBLASLt" in text and "hipGraph support in MIOpen" in text
+    for leak in ("[Feature]", "Feature request", "[Documentation]", "[rocBLAS]"):
+        assert leak not in text
+    components = training_data.training_set(model_name="component")
+    form = components.texts[components.labels.index("miopen")]
+    assert "MIOpen" not in form and "Steps to Reproduce" in form
+    assert dict(components.sources) == {"issue form": 1}
+    severity = training_data.training_set(model_name="severity")
+    assert set(severity.sources) == {"rule"}
+
+
+def test_the_training_source_names_are_whole(make):
+    labelled_issues(make)
+    classification.prediction_correct(
+        issue=make.issue(title="How do I pick a GPU?"),
+        model_name="kind",
+        label="question",
+        user=None,
+    )
+    report = classification.classifier_train_from_database(model_name="kind")
+    source = artifacts.metadata_read("kind", report.version)["source"]
+    assert source == "database (correction 1, label 30)"

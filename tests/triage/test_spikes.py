@@ -7,7 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core import mail
+from django.utils import timezone
 
+from tests.fakes.slack_webhook import SlackWebhookReceiver
 from triage.models import Post, SavedSearch, Spike
 from triage.services import spikes
 
@@ -87,3 +89,76 @@ def test_a_spike_is_announced_once_by_email_and_log(search, settings, caplog):
     assert len(mail.outbox) == 1
     assert "30 posts" in mail.outbox[0].body
     assert "X spike" in caplog.text
+
+
+def test_a_component_spike_is_stored_once_though_it_has_no_search(search):
+    quiet_fortnight(search)
+    posts_at(search, [NOW.replace(minute=m) for m in range(20)], components="|RCCL|")
+    spikes.spikes_detect(end=NOW, components=["RCCL"])
+    spikes.spikes_detect(end=NOW, components=["RCCL"])
+    assert Spike.objects.filter(search=None, component="RCCL").count() == 1
+
+
+def test_the_scanned_components_are_the_tags_posts_get():
+    from triage.services.post_understanding import components_in
+
+    scopes = spikes.component_scopes()
+    assert {"HIP", "RCCL", "MIOpen"} <= set(scopes)
+    assert set(components_in("RCCL all_reduce hangs, MIOpen too")) <= set(scopes)
+
+
+# --- the Slack-compatible webhook, over real HTTP ---------------------------------------------
+
+
+@pytest.fixture
+def slack(settings):
+    with SlackWebhookReceiver() as hook:
+        settings.SPIKE_SLACK_WEBHOOK_URL = hook.url
+        yield hook
+
+
+def burst(search):
+    quiet_fortnight(search)
+    posts_at(search, [NOW.replace(minute=m) for m in range(0, 60, 2)])
+    [spike] = spikes.spikes_detect(end=NOW)
+    return spike
+
+
+def test_a_spike_goes_to_the_slack_webhook_once(search, slack):
+    spike = burst(search)
+    assert spikes.spike_announce(spike=spike) is True
+    assert spikes.spike_announce(spike=spike) is False
+    assert slack.requests == 1
+    [message] = slack.messages
+    assert "ROCm sucks: 30 posts in the hour from 2026-11-24 15:00 UTC" in message["text"]
+
+
+def test_a_failing_webhook_is_logged_without_its_secret_url_and_not_retried(search, slack, caplog):
+    slack.fail_with(500)
+    spike = burst(search)
+    assert spikes.spike_announce(spike=spike) is True
+    assert "spike webhook answered HTTP 500" in caplog.text
+    assert slack.url not in caplog.text and "/services/" not in caplog.text
+    assert spikes.spike_announce(spike=spike) is False  # announced once, even if Slack failed
+    assert slack.requests == 1
+
+
+# --- the beat task, end to end --------------------------------------------------------------
+
+
+def test_the_detect_spikes_task_finds_search_and_component_spikes_and_announces_once(search, slack):
+    from triage import tasks
+
+    hour = timezone.now().replace(minute=0, second=0, microsecond=0) - timedelta(hours=1)
+    start = hour - timedelta(days=14)
+    posts_at(search, [start + timedelta(hours=h * 4 + 0.5) for h in range(14 * 6)])
+    posts_at(search, [hour + timedelta(minutes=m) for m in range(24)], components="|RCCL|")
+
+    assert tasks.detect_spikes.apply().get() == 2
+    stored = {(s.search_id, s.component, s.hour, s.count) for s in Spike.objects.all()}
+    assert stored == {(search.pk, "", hour, 24), (None, "RCCL", hour, 24)}
+    assert len(slack.messages) == 2
+    assert any("component RCCL: 24 posts" in m["text"] for m in slack.messages)
+
+    assert tasks.detect_spikes.apply().get() == 0
+    assert len(slack.messages) == 2 and Spike.objects.count() == 2

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
+from datetime import datetime, timedelta
 
 import pytest
+from celery.exceptions import Retry
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
+from django_celery_beat.models import PeriodicTask
 
 from tests.fakes.x_api import XEmulator
+from triage import tasks
 from triage.models import Post, SavedSearch, XAuthor
 from triage.services import social
-from triage.sources.x import XRateLimited
+from triage.sources.x import XError, XRateLimited, XSource, XUnavailable
 
 pytestmark = pytest.mark.django_db
 
@@ -132,3 +138,109 @@ def test_sync_x_without_a_token_says_so(settings):
     settings.X_BEARER_TOKEN = ""
     with pytest.raises(CommandError):
         call_command("sync_x", stdout=io.StringIO(), stderr=io.StringIO())
+
+
+def test_sync_x_with_a_query_named_like_another_search_makes_a_new_scheduled_one(x_api):
+    other = SavedSearch.objects.create(name="hipErrorNoBinaryForGpu", query="hipErrorInvalidValue")
+    x_api.add_post("hipErrorNoBinaryForGpu on my 7900 XTX")
+    call_command("sync_x", "--query", "hipErrorNoBinaryForGpu", stdout=io.StringIO())
+    search = SavedSearch.objects.get(query="hipErrorNoBinaryForGpu")
+    assert search.name == "hipErrorNoBinaryForGpu (2)"
+    entry = PeriodicTask.objects.get(name=f"sync X search {search.pk}")
+    assert json.loads(entry.kwargs) == {"search_id": search.pk}
+    assert entry.enabled and entry.queue == "ingest"
+    call_command("sync_x", "--query", "hipErrorNoBinaryForGpu", stdout=io.StringIO())
+    assert SavedSearch.objects.count() == 2  # the same query reuses its search
+    other.refresh_from_db()
+    assert other.query == "hipErrorInvalidValue"
+
+
+def test_a_watermark_older_than_x_allows_is_replaced_by_a_start_time(x_api, sucks):
+    now = timezone.now()
+    old = x_api.add_post("ROCm sucks, a week ago", created_at=now - timedelta(days=8))
+    social.posts_upsert(search=sucks, posts=[old], users={})
+    sucks.since_id = old["id"]
+    sucks.save()
+    with pytest.raises(XError, match="refused"):  # sent as since_id: 400, as X answers
+        list(XSource().search_pages(sucks.query, since_id=old["id"]))
+    x_api.clear_log()
+    x_api.add_post("ROCm sucks, today")
+
+    report = social.saved_search_sync(search=sucks)
+
+    [request] = x_api.requests
+    assert "since_id" not in request["query"]
+    start = datetime.fromisoformat(request["query"]["start_time"].replace("Z", "+00:00"))
+    assert now - timedelta(days=7) < start < now - timedelta(days=6, hours=23)
+    assert (report.created, request["status"]) == (1, 200)
+    sucks.refresh_from_db()
+    assert int(sucks.since_id) > int(old["id"]) and sucks.last_error == ""
+
+
+def test_a_fresh_watermark_is_still_sent(x_api, sucks):
+    recent = x_api.add_post("ROCm sucks, 6 days ago", created_at=timezone.now() - timedelta(days=6))
+    social.posts_upsert(search=sucks, posts=[recent], users={})
+    sucks.since_id = recent["id"]
+    sucks.save()
+    social.saved_search_sync(search=sucks)
+    assert x_api.requests[0]["query"]["since_id"] == recent["id"]
+
+
+# --- without a bearer token ------------------------------------------------------------------
+
+
+def test_without_a_token_a_run_records_why_and_the_task_skips(settings, sucks):
+    settings.X_BEARER_TOKEN = ""
+    result = tasks.sync_saved_search.apply(kwargs={"search_id": sucks.pk})
+    assert result.successful()
+    assert "X_BEARER_TOKEN is not set; skipped" in result.get()
+    sucks.refresh_from_db()
+    assert sucks.last_error == "X_BEARER_TOKEN is not set"
+    assert sucks.last_run_at is not None and sucks.last_success_at is None
+
+
+def test_beat_seeds_and_schedules_searches_only_with_a_token(settings, sucks):
+    settings.X_BEARER_TOKEN = ""
+    social.saved_searches_install()
+    assert SavedSearch.objects.count() == 1
+    assert not PeriodicTask.objects.get(name=f"sync X search {sucks.pk}").enabled
+    settings.X_BEARER_TOKEN = TOKEN
+    social.saved_searches_install()
+    assert SavedSearch.objects.count() == 4  # "ROCm sucks" was already there
+    entries = PeriodicTask.objects.filter(task="triage.tasks.sync_saved_search")
+    assert entries.count() == 4 and all(entry.enabled for entry in entries)
+
+
+# --- the Celery task: rate limits and outages free the worker --------------------------------
+
+
+def test_the_task_reschedules_itself_for_the_rate_limit_reset(x_api, sucks):
+    for n in range(150):
+        x_api.add_post(f"ROCm sucks {n}")
+    x_api.inject_fault(429, after_requests=1, reset_in=300)
+    with pytest.raises(Retry) as raised:
+        tasks.sync_saved_search.apply(kwargs={"search_id": sucks.pk})
+    assert 290 < raised.value.when <= 302  # the countdown is the x-rate-limit-reset
+    assert raised.value.sig.options["countdown"] == raised.value.when
+    assert raised.value.sig.kwargs == {"search_id": sucks.pk}
+    assert x_api.count() == 2  # no waiting on the limit: the worker is free at once
+    sucks.refresh_from_db()
+    assert "rate limit" in sucks.last_error and sucks.since_id == ""
+    assert Post.objects.count() == 100
+
+
+@pytest.mark.parametrize(("retries", "countdown"), [(0, 15), (2, 60), (7, 600)])
+def test_the_task_backs_off_on_5xx(x_api, sucks, retries, countdown):
+    x_api.add_post("ROCm sucks")
+    x_api.inject_fault(503)
+    with pytest.raises(Retry) as raised:
+        tasks.sync_saved_search.apply(kwargs={"search_id": sucks.pk}, retries=retries)
+    assert raised.value.when == countdown
+    sucks.refresh_from_db()
+    assert "unavailable" in sucks.last_error
+
+
+def test_the_task_gives_up_after_eight_5xx_retries(x_api, sucks):
+    x_api.inject_fault(503)
+    with pytest.raises(XUnavailable):
+        tasks.sync_saved_search.apply(kwargs={"search_id": sucks.pk}, retries=8)

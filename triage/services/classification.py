@@ -4,6 +4,10 @@ Each issue model (kind, component, severity) predicts in one batch per call; the
 extracted by rules; the duplicates index answers the 5 most similar issues. A model that has not
 been trained yet, or whose artifact cannot be loaded, is skipped (its prediction stays absent:
 "not classified"), so classification never fails an ingestion. Priority is recomputed after.
+
+Comments get their sentiment from the `sentiment` model, in batches. When a retraining activates
+a new version, the open issues (and, for sentiment, comments and recent posts) are classified
+again by tasks on the classify queue, one per chunk of ids, so no task holds 100,000 issues.
 """
 
 from __future__ import annotations
@@ -11,18 +15,18 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from classifiers import artifacts, training
 from classifiers.extraction import environment_extract
-from classifiers.features import issue_text
+from classifiers.features import body_clean, issue_text
 from classifiers.kind import LABELS as KIND_LABELS
 from classifiers.severity import LABELS as SEVERITY_LABELS
 from classifiers.text_classifier import TrainingDataError
-from triage.models import Issue, IssuePrediction, PredictionCorrection
+from triage.models import Comment, Issue, IssuePrediction, Post, PredictionCorrection
 from triage.services import priority, training_data
 
 logger = logging.getLogger(__name__)
@@ -33,6 +37,13 @@ CORRECTABLE = ("kind", "component", "severity", "duplicates")
 DUPLICATE_CANDIDATES = 5
 MAX_FRESH_CANDIDATES = 5000
 REFERENCE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d{1,9})$")
+CLASSIFY_CHUNK = 500  # issues per classify task after a retraining (and per demo batch)
+COMMENT_BATCH = 500  # comments per sentiment prediction
+POST_CHUNK = 500
+REUNDERSTAND_POSTS_DAYS = 30  # a new sentiment or duplicates version re-reads this much of X
+CLASSIFY_TASK = "triage.tasks.classify_issues"
+COMMENTS_TASK = "triage.tasks.classify_comments"
+POSTS_TASK = "triage.tasks.classify_posts"
 
 
 class CorrectionError(ValueError):
@@ -264,11 +275,15 @@ def prediction_correct(*, issue: Issue, model_name: str, label: str, user) -> Pr
 class RetrainReport:
     reports: list = field(default_factory=list)
     classified: ClassifyReport | None = None
+    enqueued: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
         parts = [r.summary() for r in self.reports]
         if self.classified:
             parts.append(self.classified.summary())
+        if self.enqueued:
+            tasks = ", ".join(f"{n} {what}" for what, n in self.enqueued.items())
+            parts.append(f"reclassification enqueued ({tasks} tasks)")
         return "; ".join(parts)
 
 
@@ -287,8 +302,36 @@ def classifier_train_from_database(
     )
 
 
-def classifiers_retrain(*, force: bool = False) -> RetrainReport:
-    """Retrain every database-trained model (weekly, from beat); unchanged data is skipped."""
+def reclassify_after_training(*, activated) -> dict[str, int]:
+    """Enqueue what a newly active version changes: {what: tasks enqueued}.
+
+    Issue models (and the duplicates index) → every open issue; sentiment → the comments of
+    the open issues; sentiment or duplicates → the posts of the last REUNDERSTAND_POSTS_DAYS."""
+    activated = set(activated)
+    enqueued: dict[str, int] = {}
+    if activated & {*ISSUE_MODELS, "duplicates"}:
+        enqueued["issues"] = priority.chunks_enqueue(
+            task_name=CLASSIFY_TASK, chunks=priority.open_issue_id_chunks(size=CLASSIFY_CHUNK)
+        )
+    if "sentiment" in activated:
+        enqueued["comments"] = priority.chunks_enqueue(
+            task_name=COMMENTS_TASK, chunks=priority.open_issue_id_chunks(size=CLASSIFY_CHUNK)
+        )
+    if activated & {"sentiment", "duplicates"}:
+        since = timezone.now() - timedelta(days=REUNDERSTAND_POSTS_DAYS)
+        posts = Post.objects.filter(created_at__gte=since).order_by("id")
+        posts = posts.values_list("id", flat=True)
+        enqueued["posts"] = priority.chunks_enqueue(
+            task_name=POSTS_TASK, chunks=priority.id_chunks(posts, size=POST_CHUNK)
+        )
+    return enqueued
+
+
+def classifiers_retrain(*, force: bool = False, reclassify: bool = True) -> RetrainReport:
+    """Retrain every database-trained model (weekly, from beat); unchanged data is skipped.
+
+    A version that becomes active reaches the existing issues: they are classified again in
+    chunks on the classify queue (unless `reclassify` is False)."""
     result = RetrainReport()
     for name in TRAINED_FROM_DATABASE:
         try:
@@ -297,12 +340,89 @@ def classifiers_retrain(*, force: bool = False) -> RetrainReport:
             )
         except TrainingDataError as exc:
             result.reports.append(training.TrainingReport(name=name, n_samples=0, reason=str(exc)))
+    activated = {report.name for report in result.reports if report.activated}
+    if reclassify and activated:
+        result.enqueued = reclassify_after_training(activated=activated)
     return result
 
 
+# --- sentiment of comments -------------------------------------------------------------------
+
+
+@dataclass
+class CommentSentimentReport:
+    comments: int = 0
+    version: str = ""
+    skipped: str = ""
+
+    def summary(self) -> str:
+        if self.skipped:
+            return f"comment sentiment skipped: {self.skipped}"
+        return f"{self.comments} comments given their sentiment (sentiment {self.version})"
+
+
+def _comment_batch_classify(loaded, batch: list[Comment]) -> None:
+    predictions = loaded.model.predict([body_clean(c.body) for c in batch], with_evidence=False)
+    for comment, prediction in zip(batch, predictions, strict=True):
+        comment.sentiment = prediction.label[:16]
+        comment.sentiment_confidence = round(prediction.confidence, 4)
+        comment.sentiment_model_version = loaded.version[:64]
+    Comment.objects.bulk_update(
+        batch, ["sentiment", "sentiment_confidence", "sentiment_model_version"]
+    )
+
+
+def comments_classify(*, issue_ids: list[int]) -> CommentSentimentReport:
+    """Give the comments of these issues their sentiment, COMMENT_BATCH at a time."""
+    report = CommentSentimentReport()
+    try:
+        loaded = artifacts.artifact_load("sentiment")
+    except artifacts.NoActiveModel:
+        report.skipped = "sentiment not trained"
+        return report
+    except artifacts.ArtifactError as exc:
+        logger.warning("comment sentiment skipped: %s", exc)
+        report.skipped = str(exc)
+        return report
+    report.version = loaded.version
+    comments = (
+        Comment.objects.filter(issue_id__in=issue_ids, deleted_at__isnull=True)
+        .exclude(body="")
+        .only("id", "body")
+        .order_by("id")
+    )
+    batch: list[Comment] = []
+    for comment in comments.iterator(chunk_size=COMMENT_BATCH):
+        batch.append(comment)
+        if len(batch) == COMMENT_BATCH:
+            _comment_batch_classify(loaded, batch)
+            report.comments += len(batch)
+            batch = []
+    if batch:
+        _comment_batch_classify(loaded, batch)
+        report.comments += len(batch)
+    return report
+
+
+# --- the demo ------------------------------------------------------------------------------
+
+
 def demo_train_and_classify() -> RetrainReport:
-    """load_demo's step: train the default models on the demo data's weak labels, classify all."""
-    result = classifiers_retrain()
-    ids = list(Issue.objects.filter(is_pull_request=False).values_list("id", flat=True))
-    result.classified = issues_classify(ids=ids)
+    """load_demo's step: train the default models on the demo data's weak labels and the
+    bundled synthetic sentiment set, then classify every issue and comment, in chunks."""
+    from triage.services import demo  # the demo's own files; demo imports no classification
+
+    result = classifiers_retrain(reclassify=False)
+    result.reports.append(demo.demo_sentiment_train())
+    ids = Issue.objects.filter(is_pull_request=False).order_by("id").values_list("id", flat=True)
+    total = ClassifyReport()
+    for chunk in priority.id_chunks(ids, size=CLASSIFY_CHUNK):
+        part = issues_classify(ids=chunk)
+        total.issues += part.issues
+        total.prioritized += part.prioritized
+        total.skipped.update(part.skipped)
+        for name, n in part.predicted.items():
+            total.predicted[name] = total.predicted.get(name, 0) + n
+        comments_classify(issue_ids=chunk)
+    result.classified = total
     return result

@@ -10,8 +10,9 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from triage.models import SavedSearch
-from triage.services import ingest, social, spikes
+from classifiers import datasets, training
+from triage.models import Post, SavedSearch
+from triage.services import ingest, post_understanding, priority, social, spikes
 
 DEMO_DATA = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "github.json.gz"
 PAGE = 100
@@ -77,6 +78,9 @@ def demo_user_ensure(*, username: str, password: str) -> None:
 # --- X posts ---------------------------------------------------------------------------------
 
 DEMO_POSTS = DEMO_DATA.parent / "demo_posts.json.gz"
+# Synthetic (written by us) texts with their sentiment, for the demo's sentiment model.
+DEMO_SENTIMENT = DEMO_DATA.parent / "sentiment_synthetic.csv"
+DEMO_CHUNK = 500
 
 # Which default saved search each demo post belongs to, as X would have matched it (the demo
 # has no X server to ask): a post is tagged with every search whose words it carries.
@@ -98,9 +102,44 @@ class DemoPostsReport:
     posts: int = 0
     created: int = 0
     spikes: int = 0
+    understood: post_understanding.UnderstandReport | None = None
 
     def summary(self) -> str:
-        return f"{self.posts} X posts ({self.created} new), {self.spikes} spike(s)"
+        text = f"{self.posts} X posts ({self.created} new), {self.spikes} spike(s)"
+        return text + (f"; {self.understood.summary()}" if self.understood else "")
+
+
+def demo_sentiment_train():
+    """Train the sentiment model on the bundled synthetic set (kept if the data is unchanged)."""
+    data = datasets.labelled_csv_read(DEMO_SENTIMENT, name="sentiment")
+    return training.model_train(
+        name="sentiment",
+        texts=data.texts,
+        labels=data.labels,
+        source=f"demo csv {DEMO_SENTIMENT.name} (synthetic)",
+        skip_if_unchanged=True,
+    )
+
+
+def demo_posts_understand() -> post_understanding.UnderstandReport:
+    """Understand every post again, in chunks, with the models trained by then."""
+    total = post_understanding.UnderstandReport()
+    ids = Post.objects.order_by("id").values_list("id", flat=True)
+    for chunk in priority.id_chunks(ids, size=DEMO_CHUNK):
+        part = post_understanding.posts_understand(ids=chunk)
+        total.posts += part.posts
+        total.sentiment += part.sentiment
+        total.explicit_links += part.explicit_links
+        total.suggested_links += part.suggested_links
+        total.skipped = sorted(set(total.skipped) | set(part.skipped))
+    return total
+
+
+def demo_prioritize() -> str:
+    """load_demo's last step: every open issue's priority with every stage's parts in place."""
+    chunks = priority.open_issue_id_chunks(size=DEMO_CHUNK)
+    done = sum(priority.issues_prioritize(ids=chunk) for chunk in chunks)
+    return f"{done} open issues prioritized"
 
 
 def _demo_searches_of(text: str, searches: dict) -> list:
@@ -130,8 +169,13 @@ def demo_posts_load(*, path: Path = DEMO_POSTS) -> DemoPostsReport:
                 result = social.posts_upsert(search=search, posts=page, users=users)
             report.created += result.created
     report.posts = len(data["data"])
+    # the pipeline understood them as they came, or will on a worker; the spikes per component
+    # need the component tags now, and the demo's trained models should speak on every post
+    report.understood = demo_posts_understand()
     first = min(ingest.parse_timestamp(p["created_at"]) for p in data["data"])
     last = max(ingest.parse_timestamp(p["created_at"]) for p in data["data"])
-    found = spikes.spikes_scan(first_hour=first, last_hour=last)
+    found = spikes.spikes_scan(
+        first_hour=first, last_hour=last, components=spikes.component_scopes()
+    )
     report.spikes = sum(spikes.spike_announce(spike=spike) for spike in found) or len(found)
     return report

@@ -4,7 +4,12 @@ A saved search is read newest first with tweepy.Paginator from its since_id. Eac
 committed as it comes (posts unique by X id, authors by X id, a post matched by two searches
 stored once and tagged with both); the since_id moves to the newest id of the run only when the
 run's last page is committed, so an interrupted run is read again from the old since_id and
-nothing between is lost.
+nothing between is lost. X refuses a since_id older than 7 days: a watermark whose post is older
+than about 6.5 days is dropped for start_time = now - 7 days (+ a margin); posts are unique, so
+reading a few of them again costs budget but never duplicates.
+
+Without X_BEARER_TOKEN nothing is seeded or scheduled at beat start, and a run records
+"X_BEARER_TOKEN is not set" on its search and is skipped (XNotConfigured), not failed.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 
 from django.conf import settings
 from django.db import transaction
@@ -23,8 +28,14 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from triage import pipeline
 from triage.models import Post, PostIssueLink, SavedSearch, XAuthor
+from triage.services import priority
 from triage.services.ingest import parse_timestamp
-from triage.sources.x import XSource
+from triage.sources.x import (
+    XSource,
+    recent_start_time,
+    since_id_usable,
+    snowflake_time,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -60,14 +71,47 @@ class XSyncReport:
         )
 
 
+def _free_name(wanted: str) -> str:
+    """`wanted` (cut to the field's 100 characters), or "wanted (2)", "(3)" ... if it is taken."""
+    base = wanted.strip()[:100] or "search"
+    name, n = base, 1
+    while SavedSearch.objects.filter(name=name).exists():
+        n += 1
+        suffix = f" ({n})"
+        name = base[: 100 - len(suffix)] + suffix
+    return name
+
+
+@transaction.atomic
+def saved_search_for_query(*, query: str, name: str = "") -> tuple[SavedSearch, bool]:
+    """The saved search with this query, made (with a free name) and scheduled if new."""
+    existing = SavedSearch.objects.filter(query=query).first()
+    if existing is not None:
+        return existing, False
+    search = SavedSearch.objects.create(
+        query=query,
+        name=_free_name(name or query),
+        interval_minutes=settings.X_SYNC_INTERVAL_MINUTES,
+        monthly_budget=settings.X_MONTHLY_POST_BUDGET,
+    )
+    saved_search_schedule(search=search)
+    return search, True
+
+
 def saved_searches_seed() -> int:
     """Create the default saved searches that do not exist yet; returns how many were made."""
-    made = 0
-    for name, query in DEFAULT_SEARCHES:
-        _, created = SavedSearch.objects.get_or_create(
-            query=query, defaults={"name": name, "monthly_budget": settings.X_MONTHLY_POST_BUDGET}
-        )
-        made += created
+    return sum(saved_search_for_query(query=q, name=name)[1] for name, q in DEFAULT_SEARCHES)
+
+
+def saved_searches_install() -> int:
+    """At beat start: with a bearer token, seed the defaults and schedule every search; without
+    one, seed nothing and keep the searches' beat entries disabled (nothing could run)."""
+    if not settings.X_BEARER_TOKEN:
+        logger.info("X_BEARER_TOKEN is not set: X searches are not seeded or scheduled")
+        saved_searches_schedule()
+        return 0
+    made = saved_searches_seed()
+    saved_searches_schedule()
     return made
 
 
@@ -83,7 +127,7 @@ def saved_search_schedule(*, search: SavedSearch) -> None:
             "interval": interval,
             "kwargs": json.dumps({"search_id": search.pk}),
             "queue": "ingest",
-            "enabled": search.enabled,
+            "enabled": search.enabled and bool(settings.X_BEARER_TOKEN),
             "description": f"X recent search: {search.query}",
         },
     )
@@ -99,12 +143,20 @@ def saved_searches_schedule() -> None:
     )
 
 
-def _month_start() -> date:
+def month_start() -> date:
     return timezone.now().date().replace(day=1)
 
 
+def _watermark_time(since_id: str) -> datetime | None:
+    """When the watermark's post was made: from our copy of it, else from the id itself."""
+    if not since_id.isdigit():
+        return None
+    created = Post.objects.filter(x_id=int(since_id)).values_list("created_at", flat=True).first()
+    return created or snowflake_time(int(since_id))
+
+
 def _budget_left(search: SavedSearch) -> int:
-    month = _month_start()
+    month = month_start()
     if search.budget_month != month:
         SavedSearch.objects.filter(pk=search.pk).update(budget_month=month, posts_this_month=0)
         search.budget_month, search.posts_this_month = month, 0
@@ -188,12 +240,18 @@ def saved_search_sync(*, search: SavedSearch, source: XSource | None = None) -> 
         raise BudgetExhausted(
             f"{search.name}: the monthly budget of {search.monthly_budget} is used"
         )
-    source = source or XSource()
     report = XSyncReport(search=search.name)
     newest: int | None = None
-    SavedSearch.objects.filter(pk=search.pk).update(last_run_at=timezone.now())
+    now = timezone.now()
+    SavedSearch.objects.filter(pk=search.pk).update(last_run_at=now)
+    since_id, start_time = search.since_id or None, None
+    if since_id and not since_id_usable(_watermark_time(since_id), now):
+        logger.info("%s: the since_id is older than X allows; reading 7 days back", search.name)
+        since_id, start_time = None, recent_start_time(now)
     try:
-        for page in source.search_pages(search.query, since_id=search.since_id or None):
+        source = source or XSource()
+        pages = source.search_pages(search.query, since_id=since_id, start_time=start_time)
+        for page in pages:
             with transaction.atomic():
                 result = posts_upsert(search=search, posts=page.posts, users=page.users)
                 SavedSearch.objects.filter(pk=search.pk).update(
@@ -220,7 +278,7 @@ def saved_search_sync(*, search: SavedSearch, source: XSource | None = None) -> 
         SavedSearch.objects.filter(pk=search.pk).update(last_error=str(exc)[:2000])
         raise
     finally:
-        report.requests = source.requests
+        report.requests = source.requests if source is not None else 0
     return report
 
 
@@ -244,4 +302,5 @@ def post_link_decide(*, link: PostIssueLink, user, confirm: bool) -> PostIssueLi
     link.status = PostIssueLink.Status.CONFIRMED if confirm else PostIssueLink.Status.REJECTED
     link.decided_by, link.decided_at = user, timezone.now()
     link.save(update_fields=["status", "decided_by", "decided_at"])
+    priority.issues_prioritize(ids=[link.issue_id])  # confirmed posts count toward reach
     return link

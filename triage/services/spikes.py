@@ -4,23 +4,31 @@ A spike is an hour whose count is above mean + 3 standard deviations of the hour
 14 days before it, and at least SPIKE_MIN_POSTS (three angry posts are never a spike). Each spike
 is stored once (unique on search, component and hour) and announced once, through the log,
 e-mail (Django's e-mail backend) and an optional Slack-compatible webhook.
+
+The component scopes are the parts of the stack that post understanding tags posts with
+(`component_scopes()`). A component spike has no search (search NULL), and Postgres treats NULLs
+as distinct in a unique constraint, so the row is written under a transaction-scoped advisory
+lock on its scope and hour: two detectors never store the same spike twice.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import statistics
-from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import requests
 from django.conf import settings
 from django.core.mail import send_mail
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count
+from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from triage.models import Post, SavedSearch, Spike
+from triage.services.post_understanding import COMPONENT_WORDS
 
 logger = logging.getLogger(__name__)
 
@@ -49,9 +57,9 @@ def _hour(moment: datetime) -> datetime:
     return moment.replace(minute=0, second=0, microsecond=0)
 
 
-def hourly_counts(posts: list[tuple[datetime, str]], start: datetime, hours: int) -> list[int]:
-    counter = Counter(_hour(created) for created, _ in posts)
-    return [counter.get(start + timedelta(hours=i), 0) for i in range(hours)]
+def component_scopes() -> list[str]:
+    """The components spikes are detected for: every tag post understanding gives posts."""
+    return list(COMPONENT_WORDS)
 
 
 def _hourly_counts(*, search: SavedSearch | None, component: str, start: datetime, hours: int):
@@ -62,7 +70,15 @@ def _hourly_counts(*, search: SavedSearch | None, component: str, start: datetim
         query = query.filter(searches=search)
     if component:
         query = query.filter(component_tags__contains=f"|{component}|")
-    return hourly_counts(list(query.values_list("created_at", "lang")), start, hours)
+    per_hour = {
+        hour.astimezone(UTC): n
+        for hour, n in query.annotate(hour=TruncHour("created_at", tzinfo=UTC))
+        .values("hour")
+        .annotate(n=Count("id"))
+        .values_list("hour", "n")
+    }
+    start = start.astimezone(UTC)
+    return [per_hour.get(start + timedelta(hours=i), 0) for i in range(hours)]
 
 
 def spikes_scan(
@@ -98,20 +114,39 @@ def spikes_detect(
     return spikes_scan(first_hour=end - timedelta(hours=1), last_hour=end, components=components)
 
 
+def _scope_lock(search, component: str, hour: datetime) -> None:
+    """Hold, until the transaction ends, a lock on one spike's scope and hour (Postgres;
+    SQLite runs one writer at a time anyway)."""
+    if connection.vendor != "postgresql":
+        return
+    scope = f"spike|{search.pk if search else ''}|{component}|{hour.astimezone(UTC).isoformat()}"
+    digest = hashlib.blake2b(scope.encode(), digest_size=8).digest()
+    key = int.from_bytes(digest, "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
 def _spike_record(search, component, hour, verdict) -> Spike | None:
+    values = {
+        "count": verdict.count,
+        "baseline_mean": verdict.mean,
+        "baseline_stdev": verdict.stdev,
+        "threshold": verdict.threshold,
+    }
     try:
         with transaction.atomic():
-            spike, _ = Spike.objects.update_or_create(
-                search=search,
-                component=component,
-                hour=hour,
-                defaults={
-                    "count": verdict.count,
-                    "baseline_mean": verdict.mean,
-                    "baseline_stdev": verdict.stdev,
-                    "threshold": verdict.threshold,
-                },
+            _scope_lock(search, component, hour)
+            spike = (
+                Spike.objects.select_for_update()
+                .filter(search=search, component=component, hour=hour)
+                .order_by("id")
+                .first()
             )
+            if spike is None:
+                return Spike.objects.create(search=search, component=component, hour=hour, **values)
+            Spike.objects.filter(pk=spike.pk).update(**values)
+            for name, value in values.items():
+                setattr(spike, name, value)
     except IntegrityError:
         return None
     return spike
@@ -135,8 +170,16 @@ def spike_announce(*, spike: Spike) -> bool:
             fail_silently=True,
         )
     if settings.SPIKE_SLACK_WEBHOOK_URL:
-        try:
-            requests.post(settings.SPIKE_SLACK_WEBHOOK_URL, json={"text": text}, timeout=10)
-        except requests.RequestException as exc:
-            logger.error("spike webhook failed: %s", type(exc).__name__)
+        _slack_post(text)
     return True
+
+
+def _slack_post(text: str) -> None:
+    """POST {"text": ...} to the Slack-compatible webhook. Its URL is a secret: never logged."""
+    try:
+        response = requests.post(settings.SPIKE_SLACK_WEBHOOK_URL, json={"text": text}, timeout=10)
+    except requests.RequestException as exc:
+        logger.error("spike webhook failed: %s", type(exc).__name__)
+        return
+    if response.status_code >= 300:
+        logger.error("spike webhook answered HTTP %s", response.status_code)

@@ -4,13 +4,16 @@ tweepy hard-codes https://api.twitter.com; X_API_URL (a proxy, a regional endpoi
 emulator) is honoured by a requests adapter mounted on the client's own session that rewrites
 the host, not by patching tweepy. A rate limit is never slept on (no wait_on_rate_limit): it
 raises XRateLimited with the reset time, and the Celery task reschedules itself for then.
+
+Recent search reaches back 7 days, and X refuses (400) a since_id or start_time older than
+that; `since_id_usable` says whether a watermark is still young enough to send.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import requests
 import tweepy
@@ -30,6 +33,11 @@ TWEET_FIELDS = [
 ]
 USER_FIELDS = ["username", "name", "public_metrics"]
 PAGE_SIZE = 100
+RECENT_WINDOW = timedelta(days=7)
+# A watermark older than this is dropped for start_time = now - 7 days + START_TIME_MARGIN.
+SINCE_ID_MAX_AGE = timedelta(days=6, hours=12)
+START_TIME_MARGIN = timedelta(minutes=10)
+SNOWFLAKE_EPOCH_MS = 1288834974657
 
 
 class XError(Exception):
@@ -38,6 +46,10 @@ class XError(Exception):
 
 class XUnavailable(XError):
     """5xx or no connection: try again later."""
+
+
+class XNotConfigured(XError):
+    """No bearer token: nothing to try until one is set."""
 
 
 class XRateLimited(XError):
@@ -64,7 +76,7 @@ class BaseURLAdapter(HTTPAdapter):
 
 def build_client() -> tweepy.Client:
     if not settings.X_BEARER_TOKEN:
-        raise XError("X_BEARER_TOKEN is not set")
+        raise XNotConfigured("X_BEARER_TOKEN is not set")
     client = tweepy.Client(bearer_token=settings.X_BEARER_TOKEN, wait_on_rate_limit=False)
     if settings.X_API_URL.rstrip("/") != TWEEPY_HOST:
         client.session.mount(TWEEPY_HOST, BaseURLAdapter(settings.X_API_URL))
@@ -84,8 +96,14 @@ class XSource:
     client: tweepy.Client = field(default_factory=build_client)
     requests: int = 0
 
-    def search_pages(self, query: str, since_id: str | None = None):
-        """Yield pages of a recent search, newest first, through tweepy.Paginator."""
+    def search_pages(
+        self, query: str, since_id: str | None = None, start_time: datetime | None = None
+    ):
+        """Yield pages of a recent search, newest first, through tweepy.Paginator.
+
+        X refuses since_id together with start_time: give one of them."""
+        if since_id and start_time:
+            raise ValueError("give since_id or start_time, not both")
         kwargs = dict(
             query=query,
             max_results=PAGE_SIZE,
@@ -95,6 +113,8 @@ class XSource:
         )
         if since_id:
             kwargs["since_id"] = since_id
+        if start_time:
+            kwargs["start_time"] = start_time.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         paginator = tweepy.Paginator(self.client.search_recent_tweets, **kwargs)
         iterator = iter(paginator)
         while True:
@@ -112,6 +132,21 @@ class XSource:
             except tweepy.HTTPException as exc:
                 raise XError(f"X refused the search: {exc}") from exc
             yield _page(response)
+
+
+def snowflake_time(post_id: int) -> datetime:
+    """When X made this id (its first 41 bits are milliseconds since X's epoch)."""
+    return datetime.fromtimestamp(((int(post_id) >> 22) + SNOWFLAKE_EPOCH_MS) / 1000, tz=UTC)
+
+
+def since_id_usable(created_at: datetime | None, now: datetime) -> bool:
+    """Whether a watermark whose post was made at `created_at` may still be sent as since_id."""
+    return created_at is not None and now - created_at < SINCE_ID_MAX_AGE
+
+
+def recent_start_time(now: datetime) -> datetime:
+    """The oldest start_time X accepts, with a margin for clocks and the request's travel."""
+    return now - RECENT_WINDOW + START_TIME_MARGIN
 
 
 def _page(response) -> SearchPage:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from triage.models import SavedSearch
@@ -12,20 +13,22 @@ from triage.sources.x import XError, XRateLimited
 class Command(BaseCommand):
     help = (
         "Fetch recent X posts for every enabled saved search (seeding the default searches "
-        "first), or for one query with --query (saved as a search if new)."
+        "first), or for one query with --query (saved and scheduled as a search if new)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--query", help="an X API v2 query, e.g. '\"ROCm sucks\" -is:retweet'")
 
     def handle(self, *args, **options):
-        if options["query"]:
+        if not settings.X_BEARER_TOKEN:
+            raise CommandError("X_BEARER_TOKEN is not set; set it to an X API v2 bearer token")
+        if options["query"] is not None:
             query = options["query"].strip()
             if not query or len(query) > 512:
                 raise CommandError("--query must be 1 to 512 characters")
-            search, _ = SavedSearch.objects.get_or_create(
-                query=query, defaults={"name": query[:100]}
-            )
+            search, created = social.saved_search_for_query(query=query)
+            if created:
+                self.stdout.write(f"saved search {search.name!r} created and scheduled")
             searches = [search]
         else:
             social.saved_searches_seed()

@@ -3,7 +3,9 @@
 Without --csv: from the database (weak labels from labels, title prefixes and issue forms;
 triagers' corrections outrank them). With --csv: columns title, body, label (issue models) or
 text, label (sentiment); other columns are ignored. A bad file is refused and nothing is saved.
-The new version becomes active only if it is not worse than the active one, unless --force.
+The new version becomes active only if it is not worse than the active one, unless --force;
+then the open issues (for sentiment: their comments and recent posts) are classified again, in
+chunks on the classify queue.
 """
 
 from django.core.management.base import BaseCommand, CommandError
@@ -44,6 +46,11 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         style = self.style.SUCCESS if report.activated else self.style.WARNING
         self.stdout.write(style(report.summary()))
+        if report.activated:
+            enqueued = classification.reclassify_after_training(activated={name})
+            if enqueued:
+                tasks = ", ".join(f"{n} for {what}" for what, n in enqueued.items())
+                self.stdout.write(f"reclassification enqueued: {tasks} tasks")
         metrics = report.metrics
         if "coverage" in metrics:
             self.stdout.write(
