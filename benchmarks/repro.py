@@ -9,6 +9,8 @@
    reproducer (kernels_ci/fixtures/kernels/wrong_mask.py), in-process, sandbox included; and one
    `triton-amd-compile` attempt for gfx942.
 3. Attempts per hour per worker (concurrency 1) = 3600 / attempt cost.
+4. The sandbox's own cost: one `python -S -c pass` in the namespaces (unshare, our init, the
+   mounts, the cgroup where one can be made) against the same command without them.
 
     python benchmarks/repro.py --latency-runs 20 --attempts 3
 """
@@ -142,19 +144,52 @@ def attempt_cost(attempts: int, runs: int) -> dict[str, list[float]]:
         from kernels_ci.services.runs import run_execute, runs_queue
 
         script = (ROOT / "kernels_ci" / "fixtures" / "kernels" / "wrong_mask.py").read_text()
-        costs: dict[str, list[float]] = {"interpreter": [], "compile": []}
+        costs: dict[str, list[float]] = {k: [] for k in ("interpreter", "compile", "cpu", "ccpu")}
         interp = _case(script, backend="triton-interpreter", number=2)
         compile_ = _case(script, backend="triton-amd-compile", number=3)
         for _ in range(attempts):
             (run,) = runs_queue(case=interp, runs=runs, dispatch=False)
-            started = time.monotonic()
+            started, cpu = time.monotonic(), _children_cpu()
             done = run_execute(run_id=run.pk)
             costs["interpreter"].append(time.monotonic() - started)
+            costs["cpu"].append(_children_cpu() - cpu)
             assert done.outcome == "reproduced", done.detail
             (run,) = runs_queue(case=compile_, archs=["gfx942"], dispatch=False)
-            started = time.monotonic()
+            started, cpu = time.monotonic(), _children_cpu()
             run_execute(run_id=run.pk)
             costs["compile"].append(time.monotonic() - started)
+            costs["ccpu"].append(_children_cpu() - cpu)
+        return costs
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes: the sandboxed runs."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def sandbox_cost(runs: int) -> dict[str, list[float]]:
+    with scratch_database("sqlite") as url:
+        _setup_django(url)
+        from kernels_ci.sandbox import Limits, isolation_problem, sandbox_run
+
+        problem = isolation_problem()
+        if problem:
+            raise SystemExit(f"no sandbox here: {problem}")
+        costs: dict[str, list[float]] = {"namespaces": [], "plain": []}
+        for _ in range(runs):
+            for kind in ("namespaces", "plain"):
+                started = time.monotonic()
+                result = sandbox_run(
+                    [sys.executable, "-S", "-c", "pass"],
+                    files={"repro.py": "pass\n"},
+                    limits=Limits(timeout_s=30),
+                    namespaces=kind == "namespaces",
+                )
+                costs[kind].append(time.monotonic() - started)
+                assert result.returncode == 0, result.stderr
         return costs
 
 
@@ -163,10 +198,11 @@ def main() -> None:
     parser.add_argument("--latency-runs", type=int, default=20)
     parser.add_argument("--attempts", type=int, default=3)
     parser.add_argument("--runs", type=int, default=5, help="executions per attempt")
-    parser.add_argument("--part", choices=["all", "latency", "cost"], default="all")
+    parser.add_argument("--sandbox-runs", type=int, default=20)
+    parser.add_argument("--part", choices=["all", "latency", "cost", "sandbox"], default="all")
     args = parser.parse_args()
     if args.part == "all":  # each part sets Django up on its own database: one process each
-        for part in ("latency", "cost"):
+        for part in ("latency", "cost", "sandbox"):
             subprocess.run([sys.executable, __file__, *sys.argv[1:], "--part", part], check=True)
         return
     if args.part == "latency":
@@ -178,12 +214,25 @@ def main() -> None:
             f"max {lat[-1] * 1000:.0f} ms"
         )
         return
+    if args.part == "sandbox":
+        costs = sandbox_cost(args.sandbox_runs)
+        confined = statistics.median(costs["namespaces"]) * 1000
+        plain = statistics.median(costs["plain"]) * 1000
+        print(
+            f"sandbox, {args.sandbox_runs} runs of python -S -c pass: median {confined:.0f} ms in "
+            f"namespaces, {plain:.0f} ms without (the sandbox adds {confined - plain:.0f} ms)"
+        )
+        return
     costs = attempt_cost(args.attempts, args.runs)
     interp = statistics.median(costs["interpreter"])
     comp = statistics.median(costs["compile"])
     runs = ", ".join(f"{c:.2f}" for c in costs["interpreter"])
-    print(f"triton-interpreter attempt of {args.runs} runs: median {interp:.2f} s ({runs})")
-    print(f"triton-amd-compile attempt (gfx942, 1 compile): median {comp:.2f} s")
+    cpu, ccpu = statistics.median(costs["cpu"]), statistics.median(costs["ccpu"])
+    print(
+        f"triton-interpreter attempt of {args.runs} runs: median {interp:.2f} s ({runs}); "
+        f"CPU {cpu:.2f} s"
+    )
+    print(f"triton-amd-compile attempt (gfx942, 1 compile): median {comp:.2f} s; CPU {ccpu:.2f} s")
     print(
         f"attempts/hour/worker (concurrency 1): interpreter {3600 / interp:.0f}, "
         f"compile {3600 / comp:.0f}"

@@ -1,12 +1,19 @@
 """REST API: repro runs, thin over kernels_ci.selectors."""
 
+from django.db import transaction
+from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, serializers
+from rest_framework import generics, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from kernels_ci import selectors
 from kernels_ci.backends import REGISTRY
-from kernels_ci.models import ReproRun
+from kernels_ci.models import ReproCase, ReproRun, Runner
+from kernels_ci.services.cases import NoReproducer, case_approve
+from kernels_ci.services.runs import RunRequestError, runs_queue
+from triage.permissions import APPROVE_REPRO, HasPermission
 
 
 class RunListQuerySerializer(serializers.Serializer):
@@ -84,3 +91,71 @@ class ReproRunListView(generics.ListAPIView):
     )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
+
+
+class RunnerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Runner
+        fields = [
+            "name",
+            "arch",
+            "rocm_version",
+            "backends",
+            "queues",
+            "registered_at",
+            "last_heartbeat_at",
+            "healthy",
+            "reason",
+            "consuming",
+        ]
+        read_only_fields = fields
+
+
+class RunnerListView(generics.ListAPIView):
+    """GET /api/runners/: the repro runners with their capabilities and health."""
+
+    serializer_class = RunnerSerializer
+    pagination_class = None
+
+    def get_queryset(self):
+        return selectors.runners_list()
+
+    @extend_schema(summary="Repro runners and their health")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class ApproveSerializer(serializers.Serializer):
+    sha256 = serializers.RegexField(
+        r"^[0-9a-f]{64}$",
+        help_text="The sha256 of the script you reviewed: the approval holds for exactly it.",
+    )
+
+
+class CaseApproveView(APIView):
+    """POST /api/repro-cases/ID/approve/: approve the case's script (by its sha256) and queue
+    its runs; both or neither."""
+
+    permission_classes = [HasPermission.of(APPROVE_REPRO)]
+
+    @extend_schema(
+        summary="Approve a repro case and queue its runs",
+        request=ApproveSerializer,
+        responses={201: ReproRunSerializer(many=True), 400: None, 404: None, 409: None},
+    )
+    def post(self, request, case_id: int):
+        case = get_object_or_404(ReproCase, pk=case_id)
+        body = ApproveSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        if body.validated_data["sha256"] != case.sha256:
+            return Response(
+                {"detail": "The reproducer changed since you reviewed it: review it again."},
+                status=status.HTTP_409_CONFLICT,
+            )
+        try:
+            with transaction.atomic():
+                case_approve(case=case, user=request.user, via="api")
+                runs = runs_queue(case=case)
+        except (NoReproducer, RunRequestError) as exc:
+            return Response({"detail": f"Not approved: {exc}"}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ReproRunSerializer(runs, many=True).data, status=status.HTTP_201_CREATED)

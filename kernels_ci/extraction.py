@@ -3,13 +3,18 @@
 - the reproducer: one fenced code block (``` or ~~~, also inside <details>), Python using Triton
   or torch, or HIP C++ (`__global__`, `hipLaunchKernelGGL`); among several, the best scored;
 - the reported symptom: wrong result, crash (with its message), hang, compile error;
-- the environment: gfx architectures, ROCm, torch and triton versions, and the facts missing.
+- the environment: classifiers.extraction's facts (GPU, gfx architectures, ROCm, OS, versions),
+  completed with what a reproducer needs that its rules do not read (gfx targets such as gfx90a,
+  torch's collect_env "PyTorch version:" and pip names such as pytorch-triton-rocm==), and the
+  facts missing for a run.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from classifiers.extraction import environment_extract as classifier_environment
 
 FENCE_RE = re.compile(
     r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)\n"
@@ -25,20 +30,7 @@ REPRO_HINT_RE = re.compile(
 )
 
 ARCH_RE = re.compile(r"\bgfx(\d{2,4}[a-z]?)\b", re.I)
-PRODUCT_ARCHS = [
-    (re.compile(r"\bMI3[05]5X?\b|\bMI350X?\b", re.I), "gfx950"),
-    (re.compile(r"\bMI3(00|25)[XA]?\b", re.I), "gfx942"),
-    (re.compile(r"\bMI2(10|50X?)\b", re.I), "gfx90a"),
-    (re.compile(r"\bRX\s*79\d\d\s*(XTX?|GRE)?\b", re.I), "gfx1100"),
-    (re.compile(r"\b(Strix\s+Halo|Radeon\s+8060S|Ryzen\s+AI\s+Max)\b", re.I), "gfx1151"),
-]
 VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:[.+\-][0-9A-Za-z.+]*)?)"
-ROCM_RES = [
-    re.compile(r"ROCm\s+Version\s*[:\n]\s*(?:ROCm\s*)?" + VERSION, re.I),
-    re.compile(r"\bROCm[\s:=_-]*(?:version\s*[:=]?\s*)?" + VERSION, re.I),
-    re.compile(r"\+rocm(\d+\.\d+(?:\.\d+)?)", re.I),
-    re.compile(r"HIP\s+runtime\s+version\s*:\s*" + VERSION, re.I),
-]
 TORCH_RES = [
     re.compile(r"\bPyTorch\s+version\s*:\s*" + VERSION, re.I),
     re.compile(r"\btorch(?:\.__version__)?\s*(?:==|=|:|\s)\s*" + VERSION, re.I),
@@ -212,20 +204,26 @@ def _first(patterns: list[re.Pattern], text: str) -> str:
     return ""
 
 
-def environment_extract(text: str, *, language: str = "", uses_triton: bool = False):
-    archs: list[str] = []
+def environment_extract(
+    title: str, body: str, *, language: str = "", uses_triton: bool = False
+) -> tuple[dict, list[str]]:
+    """The environment facts and the names of those a run would need but the issue lacks."""
+    env = classifier_environment(title, body)
+    text = f"{title}\n{body}"
+    archs = list(env.architectures)
     for match in ARCH_RE.finditer(text):
         arch = f"gfx{match.group(1).lower()}"
         if arch not in archs:
             archs.append(arch)
-    for pattern, arch in PRODUCT_ARCHS:
-        if pattern.search(text) and arch not in archs:
-            archs.append(arch)
     environment = {
         "gpu_archs": archs,
-        "rocm_version": _first(ROCM_RES, text),
-        "torch_version": _first(TORCH_RES, text),
-        "triton_version": _first(TRITON_RES, text),
+        "gpus": list(env.gpus),
+        "rocm_version": env.rocm_version,
+        "torch_version": env.torch_version or _first(TORCH_RES, text),
+        "triton_version": env.triton_version or _first(TRITON_RES, text),
+        "os": env.os,
+        "python_version": env.python_version,
+        "sources": dict(env.sources),
     }
     missing = []
     if not archs:
@@ -293,6 +291,6 @@ def extract(*, title: str, body: str) -> Extraction:
     )
     result.symptom, result.symptom_message = symptom_extract(f"{title}\n{prose}")
     result.environment, result.missing_facts = environment_extract(
-        f"{title}\n{body}", language=result.language, uses_triton=result.uses_triton
+        title, body, language=result.language, uses_triton=result.uses_triton
     )
     return result

@@ -126,6 +126,14 @@ class ReproRun(models.Model):
     claimed_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     duration_s = models.FloatField(null=True, blank=True)
+    soft_time_limit_s = models.PositiveIntegerField(
+        default=0, help_text="the attempt's Celery soft time limit, from its runs and timeout"
+    )
+    time_limit_s = models.PositiveIntegerField(default=0, help_text="its hard limit (1.2x)")
+    commented_at = models.DateTimeField(
+        null=True, blank=True, help_text="when its result was posted on the GitHub issue"
+    )
+    comment_url = models.URLField(max_length=500, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -138,6 +146,10 @@ class ReproRun(models.Model):
 
     def __str__(self) -> str:
         return f"run {self.pk} ({self.backend} {self.arch} #{self.attempt})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.DONE
 
     @property
     def queue_wait_s(self) -> float | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kernels_ci import selectors
 from triage.panels import Panel
+from triage.permissions import APPROVE_REPRO
 
 
 def repro_panel(*, issue, request) -> Panel | None:
@@ -11,7 +12,7 @@ def repro_panel(*, issue, request) -> Panel | None:
     if case is None:
         return None
     runs = selectors.runs_for_case(case)
-    can_approve = request.user.has_perm("kernels_ci.change_reprocase")
+    can_approve = request.user.has_perm(APPROVE_REPRO)
     related = {}
     for run in runs:
         if run.signature_hash and run.signature_hash not in related:
@@ -30,3 +31,19 @@ def repro_panel(*, issue, request) -> Panel | None:
             "related": related,
         },
     )
+
+
+def queue_repro_cells(*, issue_ids: list[int], request) -> dict[int, Panel]:
+    """The triage queue's "Repro" cell per issue (settings.QUEUE_ROW_CELLS): the case's state,
+    and an Approve button (key x) for those who may approve."""
+    can_approve = request.user.has_perm(APPROVE_REPRO)
+    return {
+        issue_id: Panel(
+            title="Repro",
+            template="kernels_ci/panels/_queue_cell.html",
+            slug="repro",
+            context={"case": case, "can_approve": can_approve},
+        )
+        for issue_id, case in selectors.cases_of_issues(issue_ids).items()
+        if case.script
+    }

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from kernels_ci.models import ReproCase, ReproRun, Runner
 from kernels_ci.services.verification import ArchVerification, verification_of_runs
@@ -61,9 +62,71 @@ def cases_with_signature(signature_hash: str, *, exclude_case_id: int | None = N
     return cases.select_related("issue__repository")
 
 
-def verification_for_issue(issue_id: int) -> dict[str, ArchVerification]:
-    """Per architecture: never_reproduced | reproduces | verifying | verified_fixed (3 passes)."""
+def verification_by_target(issue_id: int) -> dict[tuple[str, str], ArchVerification]:
+    """Per (arch, backend), for the case's approved script: never_reproduced | reproduces |
+    verifying | verified_fixed (KERNELS_CI_VERIFY_PASSES consecutive passes). {} without a case
+    or an approval. For releases: readiness per architecture and backend."""
     case = ReproCase.objects.filter(issue_id=issue_id).first()
-    if case is None:
+    if case is None or not case.approved_sha256:
         return {}
-    return verification_of_runs(list(case.runs.all()))
+    return verification_of_runs(list(case.runs.all()), script_sha256=case.approved_sha256)
+
+
+def verification_of_issues(
+    *, issue_ids, as_of: datetime | None = None
+) -> dict[int, list[ArchVerification]]:
+    """For releases (readiness): issue id -> one ArchVerification per (arch, backend), sorted,
+    from the runs of each case's approved script finished by `as_of` (all when None). Two
+    queries for any number of issues; issues without an approved case are absent."""
+    cases = {
+        case.pk: case
+        for case in ReproCase.objects.filter(issue_id__in=list(issue_ids)).exclude(
+            approved_sha256=""
+        )
+    }
+    runs = ReproRun.objects.filter(case_id__in=list(cases), status=ReproRun.Status.DONE)
+    if as_of is not None:
+        runs = runs.filter(
+            Q(finished_at__lte=as_of) | Q(finished_at__isnull=True, created_at__lte=as_of)
+        )
+    by_case: dict[int, list[ReproRun]] = {}
+    for run in runs.order_by("finished_at", "attempt"):
+        by_case.setdefault(run.case_id, []).append(run)
+    result = {}
+    for case_id, case_runs in by_case.items():
+        case = cases[case_id]
+        states = verification_of_runs(case_runs, script_sha256=case.approved_sha256)
+        if states:
+            result[case.issue_id] = [states[key] for key in sorted(states)]
+    return result
+
+
+def verification_for_issue(issue_id: int) -> dict[str, ArchVerification]:
+    """The same keyed by architecture ("gfx942"), or "gfx942 (backend)" when an architecture
+    was verified with more than one backend."""
+    by_target = verification_by_target(issue_id)
+    archs = [arch for arch, _ in by_target]
+    return {
+        (arch if archs.count(arch) == 1 else f"{arch} ({backend})"): state
+        for (arch, backend), state in sorted(by_target.items())
+    }
+
+
+def issue_ids_with_reproducer():
+    """The triage queue's "has a reproducer" filter (settings.QUEUE_FILTERS): issue ids."""
+    return ReproCase.objects.exclude(script="").values("issue_id")
+
+
+def cases_of_issues(issue_ids: list[int]) -> dict[int, ReproCase]:
+    """{issue id: its case} with the latest outcome of each, in two queries."""
+    cases = {c.issue_id: c for c in ReproCase.objects.filter(issue_id__in=issue_ids)}
+    latest: dict[int, ReproRun] = {}
+    for run in (
+        ReproRun.objects.filter(case__in=cases.values(), status=ReproRun.Status.DONE)
+        .only("case_id", "outcome", "arch", "finished_at")
+        .order_by("case_id", "-finished_at", "-id")
+    ):
+        latest.setdefault(run.case_id, run)
+    for case in cases.values():
+        case.latest_run = latest.get(case.pk)
+    return cases

@@ -1,7 +1,11 @@
 """What one execution showed, and its signature: pure functions over a sandbox result.
 
 A signature groups runs that failed the same way: the exception type with its normalized message
-and the top 3 frames of the user's script (innermost first), or the signal, or `timeout`.
+and the top 3 frames of the user's script (innermost first), or the signal, or `timeout`, or the
+compiler's first error (hipcc/clang: `file:line:col: error: ...`, `N error generated`).
+
+Markers from our launchers carry the run's nonce (`REPRO-INFRA-<nonce>: ...`), which the
+reproducer never sees: a script that prints `REPRO-INFRA:` fakes nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from kernels_ci.sandbox import SandboxResult
 
-INFRA_MARKER = "REPRO-INFRA:"
+INFRA_MARKER = "REPRO-INFRA"
 FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
 EXCEPTION_RE = re.compile(
     r"^(?P<type>[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning|Fault)"
@@ -44,6 +48,11 @@ COMPILE_WORDS = (
     "PassManager::run failed",
     "MLIRCompilationError",
 )
+HIP_ERROR_RE = re.compile(
+    r"^(?:(?P<file>[^\s:]+):\d+:\d+: )?(?:fatal )?error: (?P<msg>.+)$|^\d+ errors? generated\.?$",
+    re.M,
+)
+SANDBOX_LIMITS = {"processes", "file size"}  # a reproducer that needs more cannot run here
 WRONG_RESULT_WORDS = ("not close", "Mismatched elements", "mismatch", "wrong result")
 
 
@@ -110,6 +119,21 @@ def exception_signature(exc_type: str, message: str, frames: list[tuple[str, str
     return signature[:500]
 
 
+def infra_marker(nonce: str) -> str:
+    return f"{INFRA_MARKER}-{nonce}:"
+
+
+def compile_error_signature(output: str) -> str:
+    """`error: <normalized message> | <file>` of the compiler's first error, or ''."""
+    for match in HIP_ERROR_RE.finditer(output):
+        if match.group("msg"):
+            where = (match.group("file") or "").rsplit("/", 1)[-1]
+            return (
+                f"error: {normalize_message(match.group('msg'))}" + (f" | {where}" if where else "")
+            )[:500]
+    return ""
+
+
 def _kind_of_exception(exc_type: str, message: str, output: str) -> str:
     short = exc_type.rsplit(".", 1)[-1]
     if any(word in message for word in NETWORK_WORDS) or short in INVALID_TYPES:
@@ -124,14 +148,20 @@ def _kind_of_exception(exc_type: str, message: str, output: str) -> str:
 def observe(result: SandboxResult, *, script: str = "repro.py") -> Observation:
     base = {"exit_code": result.returncode, "duration_s": result.duration_s}
     output = result.output
-    for line in output.splitlines():
-        if line.startswith(INFRA_MARKER):
-            message = line[len(INFRA_MARKER) :].strip()
+    marker = infra_marker(result.nonce) if result.nonce else None
+    for line in output.splitlines() if marker else ():
+        if line.startswith(marker):
+            message = line[len(marker) :].strip()
             return Observation(
                 "infra", signature=f"infra: {normalize_message(message)}", message=message, **base
             )
     if result.timed_out:
         return Observation("hang", signature="timeout", message="wall-clock timeout", **base)
+    if result.limit in SANDBOX_LIMITS:
+        message = f"stopped by the sandbox: over its {result.limit} limit"
+        return Observation(
+            "invalid", signature=f"sandbox limit: {result.limit}", message=message, **base
+        )
     if result.signal_name:
         kind = "hang" if result.signal_name == "SIGXCPU" else "crash"
         signature = "timeout (cpu limit)" if kind == "hang" else f"signal {result.signal_name}"
@@ -149,6 +179,9 @@ def observe(result: SandboxResult, *, script: str = "repro.py") -> Observation:
             **base,
         )
     last = next((x for x in reversed(output.splitlines()) if x.strip()), "")
+    compiler = compile_error_signature(output)
+    if compiler:
+        return Observation("compile_error", signature=compiler, message=compiler, **base)
     kind = "compile_error" if any(w in output for w in COMPILE_WORDS) else "crash"
     signature = f"exit {result.returncode}" + (f": {normalize_message(last)}" if last else "")
     return Observation(kind, signature=signature[:500], message=last[:500], **base)

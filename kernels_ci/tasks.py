@@ -1,19 +1,18 @@
-"""Celery tasks of kernels_ci: thin, they take ids and call one service."""
+"""Celery tasks of kernels_ci: thin, they take ids and call one service.
+
+run_execute goes to the queue its run names (repro.cpu, repro.<gfx>), with the soft and hard time
+limits of that attempt (services.runs._dispatch). Everything else here coordinates and is routed
+to `ingest` (settings.CELERY_TASK_ROUTES), never behind long runs on a repro queue.
+"""
 
 from __future__ import annotations
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from django.conf import settings
 
 from kernels_ci.models import ReproRun
-from kernels_ci.services import cases, runners, runs, verification
-
-# One attempt is N executions of at most KERNELS_CI_RUN_TIMEOUT_S each, plus start-up.
-ATTEMPT_SOFT_LIMIT_S = settings.KERNELS_CI_RUNS_PER_ATTEMPT * (
-    settings.KERNELS_CI_RUN_TIMEOUT_S + 30
-)
-ATTEMPT_HARD_LIMIT_S = int(ATTEMPT_SOFT_LIMIT_S * 1.2)
+from kernels_ci.services import cases, comments, runners, runs, verification
+from triage.sources.github import RateLimited, TransientGitHubError
 
 
 @shared_task(name="kernels_ci.tasks.cases_refresh", acks_late=True)
@@ -23,12 +22,7 @@ def cases_refresh(ids: list[int]) -> dict:
 
 
 @shared_task(
-    bind=True,
-    name="kernels_ci.tasks.run_execute",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    soft_time_limit=ATTEMPT_SOFT_LIMIT_S,
-    time_limit=ATTEMPT_HARD_LIMIT_S,
+    bind=True, name="kernels_ci.tasks.run_execute", acks_late=True, reject_on_worker_lost=True
 )
 def run_execute(self, run_id: int) -> str:
     try:
@@ -38,17 +32,27 @@ def run_execute(self, run_id: int) -> str:
         runs.run_finish(
             run=run,
             outcome=ReproRun.Outcome.INFRA_ERROR,
-            detail=f"the attempt exceeded its soft time limit ({ATTEMPT_SOFT_LIMIT_S} s)",
+            detail=f"the attempt exceeded its soft time limit ({run.soft_time_limit_s} s)",
         )
         return "soft time limit"
     return run.outcome or run.status if run is not None else "already claimed"
+
+
+@shared_task(bind=True, name="kernels_ci.tasks.run_comment", acks_late=True, max_retries=5)
+def run_comment(self, run_id: int) -> str:
+    try:
+        return comments.run_comment_post(run_id=run_id)
+    except RateLimited as exc:
+        raise self.retry(exc=exc, countdown=exc.seconds_to_wait()) from exc
+    except TransientGitHubError as exc:
+        raise self.retry(exc=exc, countdown=60 * (self.request.retries + 1)) from exc
 
 
 @shared_task(name="kernels_ci.tasks.runners_check", acks_late=True)
 def runners_check() -> dict:
     return {
         "stale_runners": runners.runners_mark_stale(),
-        "lost_runs": runs.runs_mark_lost(older_than_s=ATTEMPT_HARD_LIMIT_S + 300),
+        "lost_runs": runs.runs_mark_lost(),
     }
 
 
@@ -58,6 +62,8 @@ def verification_nightly() -> int:
 
 
 @shared_task(name="kernels_ci.tasks.verification_request", acks_late=True)
-def verification_request(ids: list[int]) -> int:
-    """For releases: a fix was linked to these issues, or a release candidate was tagged."""
-    return len(verification.verification_request(issue_ids=ids))
+def verification_request(issue_id: int, reason: str) -> list[int]:
+    """For releases: a fix was linked to this issue, or a release candidate was tagged. Re-runs
+    its case on every (arch, backend) where the approved script reproduced; returns run ids."""
+    queued = verification.verification_request(issue_ids=[issue_id], reason=reason)
+    return [run.pk for run in queued]

@@ -6,14 +6,16 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from kernels_ci import selectors
 from kernels_ci.backends import REGISTRY
 from kernels_ci.models import ReproCase, ReproRun
 from kernels_ci.services.cases import NoReproducer, case_approve
 from kernels_ci.services.runs import RunRequestError, runs_queue
+from triage.permissions import APPROVE_REPRO
 
 
 class RunFilterForm(forms.Form):
@@ -27,6 +29,7 @@ class RunFilterForm(forms.Form):
 
 
 @login_required
+@require_safe
 def run_list(request):
     form = RunFilterForm(request.GET or None)
     filters = {}
@@ -37,13 +40,17 @@ def run_list(request):
 
 
 @login_required
+@require_safe
 def runner_list(request):
     return render(request, "kernels_ci/runner_list.html", {"runners": selectors.runners_list()})
 
 
+@login_required
 @require_POST
-@permission_required("kernels_ci.change_reprocase", raise_exception=True)
+@permission_required(APPROVE_REPRO, raise_exception=True)
 def case_approve_view(request, case_id: int):
+    """Approve the script the maintainer was shown (its sha256 in the form) and queue its runs;
+    both or neither: when the runs cannot be queued the approval is not kept either."""
     case = get_object_or_404(ReproCase.objects.select_related("issue__repository"), pk=case_id)
     issue = case.issue
     if request.POST.get("sha256") != case.sha256:
@@ -52,11 +59,20 @@ def case_approve_view(request, case_id: int):
         )
     else:
         try:
-            case_approve(case=case, user=request.user, via="dashboard")
-            runs = runs_queue(case=case)
+            with transaction.atomic():
+                case_approve(case=case, user=request.user, via="dashboard")
+                runs = runs_queue(case=case)
             messages.success(request, f"Approved; {len(runs)} run(s) queued.")
         except (NoReproducer, RunRequestError) as exc:
-            messages.error(request, str(exc))
+            messages.error(request, f"Not approved: {exc}")
+    if request.headers.get("HX-Request") and request.POST.get("partial") == "queue-cell":
+        case.refresh_from_db()
+        case.latest_run = None
+        return render(
+            request,
+            "kernels_ci/panels/_queue_cell.html",
+            {"case": case, "can_approve": True, "messages": messages.get_messages(request)},
+        )
     return redirect(
         "issue-detail",
         owner=issue.repository.owner,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from kernels_ci.sandbox import Limits, SandboxResult
+from kernels_ci.sandbox import Limits, SandboxResult, SandboxUnavailable, sandbox_run
 from kernels_ci.signatures import Observation
 
 LAUNCHERS = Path(__file__).resolve().parent / "launchers"
@@ -47,7 +47,24 @@ def limits_for(spec: RunSpec) -> Limits:
         memory_bytes=settings.KERNELS_CI_MEMORY_BYTES,
         nproc=settings.KERNELS_CI_NPROC,
         output_bytes=settings.KERNELS_CI_OUTPUT_BYTES,
+        disk_bytes=settings.KERNELS_CI_DISK_BYTES,
     )
+
+
+def run_confined(argv: list[str], **options) -> SandboxResult | Execution:
+    """sandbox_run in namespaces; an infra Execution when the sandbox refuses (nothing ran)."""
+    try:
+        return sandbox_run(argv, namespaces=True, **options)
+    except SandboxUnavailable as exc:
+        return refused(str(exc))
+
+
+def refused(reason: str) -> Execution:
+    result = SandboxResult(returncode=None, isolation=f"refused: {reason}"[:255])
+    observation = Observation(
+        "infra", signature="infra: sandbox unavailable", message=f"not run: {reason}"[:500]
+    )
+    return Execution(observation=observation, result=result)
 
 
 def rewrite_devices_to_cpu(script: str) -> tuple[str, int]:

@@ -18,13 +18,15 @@ from kernels_ci.backends.base import (
     launcher,
     limits_for,
     rewrite_devices_to_cpu,
+    run_confined,
 )
-from kernels_ci.sandbox import sandbox_run
+from kernels_ci.sandbox import isolation_problem
 from kernels_ci.signatures import Observation, observe
 
 NAME = "triton-amd-compile"
 TARGETS = ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151"]
-INVALID_MARKER = "REPRO-INVALID:"
+KERNEL_HEADER = "; ===== "
+NO_KERNEL = "the script launched no @triton.jit kernel"
 
 
 def applies_to(language: str, uses_triton: bool) -> bool:
@@ -36,7 +38,7 @@ def available() -> str:
         return EXTRA_MISSING
     if importlib.util.find_spec("triton.backends.amd") is None:
         return "this triton has no AMD (HIP) backend"
-    return ""
+    return isolation_problem()
 
 
 def archs() -> list[str]:
@@ -47,7 +49,7 @@ def execute(spec: RunSpec) -> Execution:
     if spec.arch not in TARGETS:
         raise ValueError(f"{NAME} targets {', '.join(TARGETS)}, not {spec.arch!r}")
     script, rewrites = rewrite_devices_to_cpu(spec.script)
-    result = sandbox_run(
+    result = run_confined(
         [sys.executable, "-s", "launch.py", spec.arch, EXTRA_MISSING],
         files={"repro.py": script, "launch.py": launcher("compile_amd.py")},
         limits=limits_for(spec),
@@ -55,21 +57,17 @@ def execute(spec: RunSpec) -> Execution:
         python_guard=True,
         collect=("out/kernels.amdgcn",),
     )
+    if isinstance(result, Execution):
+        return result
     observation = observe(result)
-    invalid = [x for x in result.stdout.splitlines() if x.startswith(INVALID_MARKER)]
-    if invalid and observation.kind != "infra":
-        message = invalid[0][len(INVALID_MARKER) :].strip()
+    assembly = result.files.get("out/kernels.amdgcn", "")
+    if observation.kind == "pass" and KERNEL_HEADER not in assembly:
         observation = Observation(
             "invalid",
-            signature=message,
+            signature=NO_KERNEL,
             exit_code=result.returncode,
             duration_s=result.duration_s,
-            message=message,
+            message=NO_KERNEL,
         )
     note = f"{rewrites} GPU device reference(s) rewritten to cpu" if rewrites else ""
-    return Execution(
-        observation=observation,
-        result=result,
-        assembly=result.files.get("out/kernels.amdgcn", ""),
-        note=note,
-    )
+    return Execution(observation=observation, result=result, assembly=assembly, note=note)

@@ -16,8 +16,9 @@ from kernels_ci.backends.base import (
     launcher,
     limits_for,
     rewrite_devices_to_cpu,
+    run_confined,
 )
-from kernels_ci.sandbox import sandbox_run
+from kernels_ci.sandbox import isolation_problem
 from kernels_ci.signatures import observe
 
 NAME = "triton-interpreter"
@@ -29,7 +30,9 @@ def applies_to(language: str, uses_triton: bool) -> bool:
 
 def available() -> str:
     missing = [m for m in ("triton", "torch", "numpy") if importlib.util.find_spec(m) is None]
-    return f"{EXTRA_MISSING} (missing: {', '.join(missing)})" if missing else ""
+    if missing:
+        return f"{EXTRA_MISSING} (missing: {', '.join(missing)})"
+    return isolation_problem()
 
 
 def archs() -> list[str]:
@@ -38,12 +41,14 @@ def archs() -> list[str]:
 
 def execute(spec: RunSpec) -> Execution:
     script, rewrites = rewrite_devices_to_cpu(spec.script)
-    result = sandbox_run(
+    result = run_confined(
         [sys.executable, "-s", "launch.py", EXTRA_MISSING],
         files={"repro.py": script, "launch.py": launcher("interpret.py")},
         limits=limits_for(spec),
         env={"TRITON_INTERPRET": "1", "TRITON_HOME": "{dir}", "TRITON_DEFAULT_FP_FUSION": "1"},
         python_guard=True,
     )
+    if isinstance(result, Execution):
+        return result
     note = f"{rewrites} GPU device reference(s) rewritten to cpu" if rewrites else ""
     return Execution(observation=observe(result), result=result, note=note)

@@ -18,7 +18,7 @@ def create(apps, schema_editor):
                   "month_of_year": "*", "timezone": "UTC", **cron}
         schedule, _ = CrontabSchedule.objects.get_or_create(**fields)
         PeriodicTask.objects.get_or_create(
-            name=name, defaults={"task": task, "crontab": schedule, "queue": "repro.cpu"}
+            name=name, defaults={"task": task, "crontab": schedule, "queue": "ingest"}
         )
 
 

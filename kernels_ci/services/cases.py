@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from kernels_ci.backends import REGISTRY
+from kernels_ci.backends import REGISTRY, backend_get
 from kernels_ci.extraction import extract
 from kernels_ci.models import ReproCase, script_sha256
 from triage.models import Comment, Issue
@@ -33,40 +33,49 @@ class RefreshReport:
     queued_runs: list[int] = field(default_factory=list)
 
 
+def _backend_for(case: ReproCase, found) -> str:
+    """Keep a backend chosen for the case while it still applies to the script; else suggest."""
+    current = case.backend
+    if current in REGISTRY and backend_get(current).applies_to(found.language, found.uses_triton):
+        return current
+    return found.suggested_backend()
+
+
 def case_refresh(*, issue: Issue) -> ReproCase | None:
     """Extract the case from the issue as it is now; None when it has no reproducer (and no case).
 
-    A changed script keeps its old approval on record, which no longer matches: it needs a new one.
+    The case row is locked for the rest of the caller's transaction (cases_refresh processes the
+    `/repro` comments under that lock). A changed script keeps its old approval on record, which
+    no longer matches: it needs a new one; `script_changed_at` is then the issue's updated_at,
+    no earlier than the edit, so no comment written before the edit approves the new script.
     """
     found = extract(title=issue.title, body=issue.body)
-    case = ReproCase.objects.filter(issue=issue).first()
-    if case is None and not found.script:
-        return None
-    now = timezone.now()
-    if case is None:
-        case = ReproCase(issue=issue)
-    sha = script_sha256(found.script) if found.script else ""
-    if sha != case.sha256:
-        case.script_changed_at = now
-    known = set(settings.REPRO_ARCHITECTURES)
-    case.script = found.script
-    case.sha256 = sha
-    case.language = found.language
-    case.uses_triton = found.uses_triton
-    case.block_count = found.block_count
-    case.choice_reason = found.choice_reason[:255]
-    case.symptom = found.symptom
-    case.symptom_message = found.symptom_message
-    case.environment = found.environment
-    case.missing_facts = found.missing_facts
-    case.archs = [arch for arch in found.archs if arch in known]
-    suggested = found.suggested_backend()
-    if suggested and (not case.backend or case.backend not in REGISTRY):
-        case.backend = suggested
-    elif not found.script:
-        case.backend = ""
-    case.extracted_at = now
-    case.save()
+    with transaction.atomic():
+        case = ReproCase.objects.select_for_update().filter(issue=issue).first()
+        if case is None:
+            if not found.script:
+                return None
+            case, _ = ReproCase.objects.get_or_create(issue=issue)  # a concurrent creator wins
+            case = ReproCase.objects.select_for_update().get(pk=case.pk)
+        now = timezone.now()
+        sha = script_sha256(found.script) if found.script else ""
+        if sha != case.sha256:
+            case.script_changed_at = issue.updated_at or now
+        known = set(settings.REPRO_ARCHITECTURES)
+        case.script = found.script
+        case.sha256 = sha
+        case.language = found.language
+        case.uses_triton = found.uses_triton
+        case.block_count = found.block_count
+        case.choice_reason = found.choice_reason[:255]
+        case.symptom = found.symptom
+        case.symptom_message = found.symptom_message
+        case.environment = found.environment
+        case.missing_facts = found.missing_facts
+        case.archs = [arch for arch in found.archs if arch in known]
+        case.backend = _backend_for(case, found) if found.script else ""
+        case.extracted_at = now
+        case.save()
     return case
 
 
@@ -107,7 +116,11 @@ def command_arguments(args: str) -> dict:
 
 
 def commands_process(*, case: ReproCase, report: RefreshReport) -> None:
-    """Act once on each `/repro` comment: by a collaborator it approves and queues runs."""
+    """Act once on each `/repro` comment: by a collaborator it approves and queues runs.
+
+    Call with the case row locked (case_refresh inside a transaction): two refreshes of one issue
+    then read and claim `seen_command_ids` one after the other. A comment written before the
+    reproducer last changed approves nothing (it was about another script)."""
     from kernels_ci.services.runs import RunRequestError, runs_queue
 
     seen = set(case.seen_command_ids)
@@ -125,6 +138,12 @@ def commands_process(*, case: ReproCase, report: RefreshReport) -> None:
         if comment.author_association.upper() not in TRUSTED_ASSOCIATIONS:
             report.refused.append(
                 f"{login} ({comment.author_association or 'NONE'}) may not /repro"
+            )
+            continue
+        if comment.created_at < case.script_changed_at:
+            report.refused.append(
+                f"/repro by {login} ({comment.created_at:%Y-%m-%d %H:%M}) predates the "
+                "reproducer's last change: comment /repro again to approve the new script"
             )
             continue
         if not case.script:

@@ -13,6 +13,8 @@ from django.utils import timezone
 
 from kernels_ci.backends import backends_available
 from kernels_ci.models import Runner
+from kernels_ci.sandbox import isolation_problem
+from kernels_ci.services.runs import CPU_BACKENDS
 
 logger = logging.getLogger(__name__)
 
@@ -24,21 +26,43 @@ def rocm_version() -> str:
     return info.read_text().strip() if info.exists() else ""
 
 
-def runner_health_check() -> str:
-    """'' when the runner can take work; otherwise why not."""
+CPU_QUEUE = "repro.cpu"
+
+
+def runner_health_check(*, queues: list[str]) -> str:
+    """'' when the runner can take the work of its queues; otherwise why not.
+
+    repro.cpu needs the sandbox (namespaces) and a Triton backend that runs here; repro.<gfx>
+    needs rocm-container ready (container CLI, image pinned by digest, /dev/kfd and the render
+    node) on a runner of that architecture.
+    """
     problems = []
     free = shutil.disk_usage(tempfile.gettempdir()).free
     if free < settings.KERNELS_CI_MIN_FREE_DISK_BYTES:
         problems.append(f"only {free // 1024**2} MiB free in {tempfile.gettempdir()}")
     available = backends_available()
-    if not any(reason == "" for reason in available.values()):
-        problems.append(
-            "no backend can run here: "
-            + "; ".join(f"{name}: {reason}" for name, reason in available.items())
-        )
+    if CPU_QUEUE in queues:
+        sandbox = isolation_problem()
+        if sandbox:
+            problems.append(f"{CPU_QUEUE}: no sandbox for reproducers here: {sandbox}")
+        elif not any(available[name] == "" for name in CPU_BACKENDS):
+            problems.append(
+                f"{CPU_QUEUE}: no CPU backend can run here: "
+                + "; ".join(f"{name}: {available[name]}" for name in sorted(CPU_BACKENDS))
+            )
     arch = settings.KERNELS_CI_RUNNER_ARCH
-    if arch != "cpu" and not Path("/dev/kfd").exists() and available.get("rocm-container") == "":
-        problems.append("/dev/kfd is missing: no AMD GPU driver on this host")
+    for queue in queues:
+        if queue == CPU_QUEUE or not queue.startswith("repro."):
+            continue
+        wanted = queue.removeprefix("repro.")
+        if wanted != arch:
+            problems.append(
+                f"{queue}: this runner's architecture is {arch} (KERNELS_CI_RUNNER_ARCH)"
+            )
+        if available["rocm-container"]:
+            problems.append(
+                f"{queue}: rocm-container cannot run here: {available['rocm-container']}"
+            )
     return "; ".join(problems)
 
 
@@ -61,7 +85,8 @@ def runner_register(*, name: str, queues: list[str]) -> Runner:
 
 def runner_heartbeat(*, name: str) -> Runner:
     """Record a heartbeat and the health check's verdict; the caller stops or resumes consuming."""
-    reason = runner_health_check()
+    queues = Runner.objects.filter(name=name).values_list("queues", flat=True).first() or []
+    reason = runner_health_check(queues=queues)
     Runner.objects.filter(name=name).update(
         last_heartbeat_at=timezone.now(), healthy=not reason, reason=reason
     )

@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 CPU_BACKENDS = {"triton-interpreter", "triton-amd-compile"}
 DEFAULT_COMPILE_ARCH = "gfx942"
 COMPILE_RUNS = 1  # compiling is deterministic: one execution per attempt
+EXECUTION_MARGIN_S = 30  # per execution: interpreter start-up, imports, a container's start
+ATTEMPT_MARGIN_S = 60  # per attempt: claiming, recording, the sandbox's own start
+HARD_LIMIT_FACTOR = 1.2
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 LOG_BYTES = 48 * 1024
 ASSEMBLY_BYTES = 256 * 1024
@@ -43,8 +46,20 @@ def queue_for(*, backend: str, arch: str) -> str:
     return "repro.cpu" if backend in CPU_BACKENDS else f"repro.{arch}"
 
 
+def attempt_time_limits(*, runs: int, timeout_s: float) -> tuple[int, int]:
+    """(soft, hard) Celery time limits of one attempt of `runs` executions of `timeout_s` each."""
+    soft = int(runs * (timeout_s + EXECUTION_MARGIN_S) + ATTEMPT_MARGIN_S)
+    return soft, int(soft * HARD_LIMIT_FACTOR + 0.999)
+
+
 def _targets(case: ReproCase, backend: str, archs: list[str] | None) -> list[str]:
     if backend == "triton-interpreter":
+        other = [arch for arch in archs or [] if arch != "cpu"]
+        if other:
+            raise RunRequestError(
+                f"triton-interpreter runs on the CPU only, not on {', '.join(other)}: drop the "
+                "architecture, or choose triton-amd-compile (compiles for it) or rocm-container"
+            )
         return ["cpu"]
     wanted = archs or case.archs or [DEFAULT_COMPILE_ARCH]
     allowed = (
@@ -60,10 +75,16 @@ def _targets(case: ReproCase, backend: str, archs: list[str] | None) -> list[str
     return list(dict.fromkeys(wanted))
 
 
-def _dispatch(run_id: int, queue: str) -> None:
+def _dispatch(run: ReproRun) -> None:
+    """By id to the run's queue, with the time limits of this attempt (not one fixed at import)."""
     from kernels_ci import tasks
 
-    tasks.run_execute.apply_async(kwargs={"run_id": run_id}, queue=queue)
+    tasks.run_execute.apply_async(
+        kwargs={"run_id": run.pk},
+        queue=run.queue,
+        soft_time_limit=run.soft_time_limit_s,
+        time_limit=run.time_limit_s,
+    )
 
 
 def runs_queue(
@@ -95,6 +116,8 @@ def runs_queue(
     count = runs or case.runs_per_attempt or settings.KERNELS_CI_RUNS_PER_ATTEMPT
     if backend == "triton-amd-compile" and not runs:
         count = COMPILE_RUNS
+    count = max(1, min(count, 50))
+    soft, hard = attempt_time_limits(runs=count, timeout_s=run_timeout_s(case))
     created = []
     with transaction.atomic():
         ReproCase.objects.select_for_update().filter(pk=case.pk).first()
@@ -110,12 +133,18 @@ def runs_queue(
                 purpose=purpose,
                 queue=queue_for(backend=backend, arch=arch),
                 script_sha256=case.approved_sha256,
-                runs_requested=max(1, min(count, 50)),
+                runs_requested=count,
+                soft_time_limit_s=soft,
+                time_limit_s=hard,
             )
             created.append(run)
             if dispatch:
-                transaction.on_commit(lambda run=run: _dispatch(run.pk, run.queue))
+                transaction.on_commit(lambda run=run: _dispatch(run))
     return created
+
+
+def run_timeout_s(case: ReproCase) -> float:
+    return float(case.timeout_s or settings.KERNELS_CI_RUN_TIMEOUT_S)
 
 
 def run_claim(*, run_id: int, runner_name: str = "") -> bool:
@@ -171,6 +200,7 @@ def run_finish(
     for key, value in fields.items():
         setattr(run, key, value)
     run.save()
+    run_finished(run=run)
     return run
 
 
@@ -206,10 +236,7 @@ def run_execute(*, run_id: int, runner_name: str = "") -> ReproRun | None:
             log=f"backend {run.backend} unavailable: {unavailable}",
         )
     spec = RunSpec(
-        script=case.script,
-        language=case.language,
-        arch=run.arch,
-        timeout_s=float(case.timeout_s or settings.KERNELS_CI_RUN_TIMEOUT_S),
+        script=case.script, language=case.language, arch=run.arch, timeout_s=run_timeout_s(case)
     )
     executions = [module.execute(spec) for _ in range(run.runs_requested)]
     verdict = classify([e.observation for e in executions], reported=case.symptom)
@@ -234,12 +261,35 @@ def run_execute(*, run_id: int, runner_name: str = "") -> ReproRun | None:
     return run
 
 
-def runs_mark_lost(*, older_than_s: float) -> int:
-    """Runs left `running` by a worker that died (its redelivery is a no-op) end as infra errors."""
-    cutoff = timezone.now() - timedelta(seconds=older_than_s)
-    return ReproRun.objects.filter(status=ReproRun.Status.RUNNING, claimed_at__lt=cutoff).update(
-        status=ReproRun.Status.DONE,
-        outcome=ReproRun.Outcome.INFRA_ERROR,
-        detail="the runner was lost while running it",
-        finished_at=timezone.now(),
-    )
+def run_finished(*, run: ReproRun) -> None:
+    """After a run ends (in its worker, or marked lost): the GitHub comment, where it is on."""
+    from kernels_ci.services.comments import comments_enabled_for
+
+    if comments_enabled_for(run.case.issue.repository.full_name):
+        from kernels_ci import tasks
+
+        transaction.on_commit(lambda: tasks.run_comment.delay(run.pk))
+
+
+def runs_mark_lost(*, grace_s: float = 300) -> int:
+    """Runs left `running` by a worker that died (its redelivery is a no-op) end as infra errors,
+    once each has been running for longer than its own hard time limit plus `grace_s`."""
+    now = timezone.now()
+    lost = 0
+    running = ReproRun.objects.filter(status=ReproRun.Status.RUNNING, claimed_at__isnull=False)
+    for run_id, claimed_at, limit in running.values_list("id", "claimed_at", "time_limit_s"):
+        if limit == 0:  # queued before limits were stored: the default attempt
+            limit = attempt_time_limits(
+                runs=settings.KERNELS_CI_RUNS_PER_ATTEMPT,
+                timeout_s=settings.KERNELS_CI_RUN_TIMEOUT_S,
+            )[1]
+        if claimed_at + timedelta(seconds=limit + grace_s) > now:
+            continue
+        lost += ReproRun.objects.filter(id=run_id, status=ReproRun.Status.RUNNING).update(
+            status=ReproRun.Status.DONE,
+            outcome=ReproRun.Outcome.INFRA_ERROR,
+            detail=f"the runner was lost while running it (no result {limit + grace_s:.0f} s "
+            "after it started)",
+            finished_at=now,
+        )
+    return lost

@@ -1,6 +1,9 @@
 """Fix verification: a case that reproduced on an architecture is verified fixed there after
 KERNELS_CI_VERIFY_PASSES consecutive passing (not reproduced) attempts. Infra errors and invalid
 runs neither count nor break the streak; a reproduced or flaky attempt resets it.
+
+Per (arch, backend) and per script: only the runs of one approved script (its sha256) count, so
+passes of an edited, re-approved script never turn the old script's failures into "fixed".
 """
 
 from __future__ import annotations
@@ -35,14 +38,16 @@ class ArchVerification:
         return self.state == "verified_fixed"
 
 
-def verification_of_runs(runs: list[ReproRun]) -> dict[str, ArchVerification]:
-    """Per arch (and its backend) from finished runs, oldest first."""
+def verification_of_runs(
+    runs: list[ReproRun], *, script_sha256: str
+) -> dict[tuple[str, str], ArchVerification]:
+    """Per (arch, backend), from the finished runs of the script with this sha256."""
     required = settings.KERNELS_CI_VERIFY_PASSES
     grouped: dict[tuple[str, str], list[ReproRun]] = {}
     for run in runs:
-        if run.status == ReproRun.Status.DONE:
+        if run.status == ReproRun.Status.DONE and run.script_sha256 == script_sha256:
             grouped.setdefault((run.arch, run.backend), []).append(run)
-    result: dict[str, ArchVerification] = {}
+    result: dict[tuple[str, str], ArchVerification] = {}
     for (arch, backend), arch_runs in grouped.items():
         arch_runs.sort(key=lambda r: (r.finished_at or r.created_at, r.attempt))
         ever, streak, last = False, 0, ""
@@ -62,8 +67,7 @@ def verification_of_runs(runs: list[ReproRun]) -> dict[str, ArchVerification]:
             state = "verifying"
         else:
             state = "reproduces"
-        key = arch if arch not in result else f"{arch} ({backend})"
-        result[key] = ArchVerification(
+        result[(arch, backend)] = ArchVerification(
             arch=arch,
             backend=backend,
             state=state,
@@ -84,8 +88,11 @@ def _pending(case: ReproCase, arch: str, backend: str) -> bool:
     ).exists()
 
 
-def verification_request(*, issue_ids: list[int], purpose: str = "verify") -> list[ReproRun]:
-    """Re-run each case where it reproduced (a fix was linked, an RC was tagged, nightly)."""
+def verification_request(
+    *, issue_ids: list[int], purpose: str = "verify", reason: str = ""
+) -> list[ReproRun]:
+    """Re-run each case where its approved script reproduced (a fix was linked, an RC was tagged,
+    nightly); `reason` shows on the queued runs."""
     from kernels_ci.services.runs import RunRequestError, runs_queue
 
     queued = []
@@ -94,18 +101,24 @@ def verification_request(*, issue_ids: list[int], purpose: str = "verify") -> li
         if not case.is_approved:
             logger.info("case %s is not approved for its current script: no verification", case.pk)
             continue
-        states = verification_of_runs(list(case.runs.all()))
+        states = verification_of_runs(list(case.runs.all()), script_sha256=case.approved_sha256)
         for item in states.values():
             if item.state in ("never_reproduced", "verified_fixed") and purpose != "nightly":
                 continue
             if item.state == "never_reproduced" or _pending(case, item.arch, item.backend):
                 continue
             try:
-                queued += runs_queue(
+                runs = runs_queue(
                     case=case, archs=[item.arch], backend=item.backend, purpose=purpose
                 )
             except RunRequestError as exc:
                 logger.warning("case %s: cannot verify on %s: %s", case.pk, item.arch, exc)
+                continue
+            if reason:
+                ReproRun.objects.filter(pk__in=[r.pk for r in runs]).update(
+                    detail=f"queued: {reason}"[:500]
+                )
+            queued += runs
     return queued
 
 
@@ -115,10 +128,8 @@ def verification_continue(*, run: ReproRun) -> list[ReproRun]:
         return []
     if run.outcome != ReproRun.Outcome.NOT_REPRODUCED:
         return []
-    states = verification_of_runs(list(run.case.runs.all()))
-    state = next(
-        (s for s in states.values() if s.arch == run.arch and s.backend == run.backend), None
-    )
+    states = verification_of_runs(list(run.case.runs.all()), script_sha256=run.script_sha256)
+    state = states.get((run.arch, run.backend))
     if state is None or state.state != "verifying" or _pending(run.case, run.arch, run.backend):
         return []
     from kernels_ci.services.runs import RunRequestError, runs_queue

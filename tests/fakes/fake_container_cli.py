@@ -4,7 +4,8 @@
 It takes docker's interface for what the backend uses (`run` with its flags, `kill NAME`), answers
 as docker does (exit 125 for an engine error such as an image not pinned by digest, 126/127 for a
 command the image cannot run, the command's own status otherwise), and runs the command on this
-machine: `python3` becomes this Python, the `--volume HOST:/work:ro` mount is the host directory.
+machine: `python3` is this Python (first on PATH), `/work` is the `--volume HOST:/work:ro` host
+directory, `sh -c` / `bash -c` run here with those substitutions.
 Every invocation is appended as JSON to $FAKE_CONTAINER_LOG; containers' pids live in
 $FAKE_CONTAINER_STATE so `kill NAME` can stop one.
 """
@@ -70,16 +71,23 @@ def run(argv: list[str]) -> int:
         return 125
     mounts = dict(reversed(v.split(":")[:2]) for v in options.get("--volume", []))
     host_work = mounts.get("/work")
+    STATE.mkdir(parents=True, exist_ok=True)
+    bin_dir = STATE / "bin"  # the image's python3 is this Python
+    if not (bin_dir / "python3").exists():
+        bin_dir.mkdir(exist_ok=True)
+        (bin_dir / "python3").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        (bin_dir / "python3").chmod(0o755)
     if command[:1] == ["python3"]:
-        command = [sys.executable, *(c.replace("/work", host_work) for c in command[1:])]
-    elif command[:1] and command[0] not in ("bash", "sh"):
+        command = [sys.executable, *(c.replace("/work/", f"{host_work}/") for c in command[1:])]
+    elif command[:1] in (["bash"], ["sh"]) and command[1:2] == ["-c"]:
+        command = [command[0], "-c", command[2].replace("/work/", f"{host_work}/")]
+    else:
         print(f"exec: {command[0]!r}: executable file not found in $PATH", file=sys.stderr)
         return 127
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": "/tmp"}
+    env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "HOME": "/tmp"}
     env.update(dict(e.split("=", 1) for e in options.get("--env", [])))
     env["HOME"] = os.environ.get("TMPDIR", "/tmp")
     process = subprocess.Popen(command, env=env, cwd=host_work, start_new_session=True)
-    STATE.mkdir(parents=True, exist_ok=True)
     name = (options.get("--name") or [""])[0]
     pidfile = STATE / f"{name}.pid"
     pidfile.write_text(str(process.pid))

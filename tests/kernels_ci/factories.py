@@ -3,6 +3,7 @@
 from pathlib import Path
 
 KERNELS = Path(__file__).resolve().parents[2] / "kernels_ci" / "fixtures" / "kernels"
+IMAGE = "rocm/pytorch@sha256:" + "ab" * 32  # an image pinned by digest
 
 
 def issue_body(

@@ -1,7 +1,10 @@
 """The approval gate: nothing runs unapproved, an edited reproducer needs a new approval, and a
 `/repro` comment by a collaborator (through the webhook) approves and runs."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from kernels_ci.models import ReproCase, ReproRun
 from kernels_ci.services.cases import case_approve, case_refresh, cases_refresh
@@ -45,6 +48,7 @@ def test_a_comment_by_a_non_collaborator_approves_nothing(make):
 
 
 def _payload(issue, *, comment_id, body, association):
+    now = timezone.now().isoformat()
     return {
         "action": "created",
         "repository": {
@@ -60,15 +64,15 @@ def _payload(issue, *, comment_id, body, association):
             "state": "open",
             "user": {"id": 7, "login": "reporter"},
             "created_at": "2025-05-01T10:00:00Z",
-            "updated_at": "2025-05-02T10:00:00Z",
+            "updated_at": now,
         },
         "comment": {
             "id": comment_id,
             "body": body,
             "author_association": association,
             "user": {"id": 8, "login": "maintainer"},
-            "created_at": "2025-05-02T10:00:00Z",
-            "updated_at": "2025-05-02T10:00:00Z",
+            "created_at": now,
+            "updated_at": now,
             "html_url": "https://github.com/x/y/issues/1#issuecomment-1",
         },
     }
@@ -93,3 +97,45 @@ def test_a_repro_comment_by_a_member_through_the_webhook_approves_and_runs(
         webhooks.handle_issue_comment(payload)
         cases_refresh(issue_ids=[issue.id])
     assert ReproRun.objects.filter(case=case).count() == 1
+
+
+def test_a_repro_comment_made_before_the_script_changed_approves_nothing(make):
+    issue = make.issue(body=issue_body(), updated_at=timezone.now() - timedelta(days=1))
+    case_refresh(issue=issue)
+    make.comment(
+        issue,
+        body="/repro",
+        author="maintainer",
+        author_association="MEMBER",
+        created_at=timezone.now() - timedelta(hours=2),
+    )
+    issue.body = issue_body(script="import torch\nprint('edited after the comment')\n")
+    issue.updated_at = timezone.now() - timedelta(hours=1)  # GitHub's time of the edit
+    issue.save()
+    report = cases_refresh(issue_ids=[issue.id])
+    case = ReproCase.objects.get(issue=issue)
+    assert not case.is_approved and report.approved == [] and not ReproRun.objects.exists()
+    assert "predates the reproducer's last change" in report.refused[0]
+    # A /repro written after the edit approves the new script.
+    make.comment(
+        issue,
+        body="/repro",
+        author="maintainer",
+        author_association="MEMBER",
+        created_at=timezone.now(),
+    )
+    report = cases_refresh(issue_ids=[issue.id])
+    case.refresh_from_db()
+    assert case.is_approved and report.approved == [case.pk]
+
+
+def test_an_edit_from_python_to_hip_changes_the_backend(make):
+    issue = make.issue(body=issue_body())
+    assert case_refresh(issue=issue).backend == "triton-interpreter"
+    issue.body = (
+        "Hangs on gfx942.\n\n```cpp\n#include <hip/hip_runtime.h>\n"
+        "__global__ void k(int *x) { while (*x == 0) {} }\nint main() { return 0; }\n```\n"
+    )
+    issue.save()
+    case = case_refresh(issue=issue)
+    assert (case.language, case.backend) == ("hip", "rocm-container")

@@ -57,3 +57,27 @@ def test_a_signature_has_the_exception_normalized_message_and_top_three_user_fra
 def test_a_signal_is_its_own_signature():
     observation = observe(SandboxResult(returncode=-11, signal_name="SIGSEGV"))
     assert (observation.kind, observation.signature) == ("crash", "signal SIGSEGV")
+
+
+def test_a_hipcc_error_is_a_compile_error_with_the_first_error_as_signature():
+    stderr = (
+        "In file included from /tmp/repro-ab12/repro.hip:1:\n"
+        "/tmp/repro-ab12/repro.hip:7:3: error: no matching function for call to 'atomicAdd'\n"
+        "  atomicAdd(x, 1.0);\n  ^~~~~~~~~\n"
+        "/tmp/repro-ab12/repro.hip:9:1: error: expected ';' after expression\n"
+        "2 errors generated when compiling for gfx942.\n"
+    )
+    observation = observe(SandboxResult(returncode=1, stderr=stderr))
+    assert observation.kind == "compile_error"
+    assert (
+        observation.signature == "error: no matching function for call to 'atomicAdd' | repro.hip"
+    )
+
+
+def test_only_a_marker_with_the_runs_nonce_means_infra():
+    forged = SandboxResult(returncode=3, stdout="REPRO-INFRA: torch is missing\n", nonce="ab12")
+    assert observe(forged).kind == "crash"
+    other_nonce = SandboxResult(returncode=3, stdout="REPRO-INFRA-ffff: x\n", nonce="ab12")
+    assert observe(other_nonce).kind == "crash"
+    ours = SandboxResult(returncode=3, stdout="REPRO-INFRA-ab12: torch is missing\n", nonce="ab12")
+    assert (observe(ours).kind, observe(ours).message) == ("infra", "torch is missing")

@@ -1,41 +1,32 @@
-"""Runs: claim once, the rocm-container path through the stand-in CLI, runners, verification."""
+"""Runs: claim once, per-attempt time limits, the rocm-container path through the stand-in CLI."""
 
 import json
-import sys
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
+from celery.signals import before_task_publish
 from django.utils import timezone
 
-from kernels_ci.backends.rocm_container import ImageNotPinned, container_command
-from kernels_ci.models import ReproCase, ReproRun, Runner
-from kernels_ci.selectors import verification_for_issue
-from kernels_ci.services import runners
+from config.celery import app
+from kernels_ci.backends.rocm_container import (
+    ImageNotPinned,
+    container_command,
+    result_observation,
+)
+from kernels_ci.models import ReproCase, ReproRun
+from kernels_ci.sandbox import SandboxResult
 from kernels_ci.services.cases import case_approve, case_refresh
-from kernels_ci.services.runs import run_claim, run_execute, runs_queue
-from kernels_ci.services.verification import verification_request
-from tests.kernels_ci.factories import issue_body
+from kernels_ci.services.runs import (
+    RunRequestError,
+    run_claim,
+    run_execute,
+    runs_mark_lost,
+    runs_queue,
+)
+from tests.kernels_ci.factories import IMAGE, issue_body
 
-FAKE_CLI = Path(__file__).resolve().parents[1] / "fakes" / "fake_container_cli.py"
-IMAGE = "rocm/pytorch@sha256:" + "ab" * 32
-WRONG = "import torch  # noqa\nprint('computing')\nassert 1 + 1 == 3, 'wrong sum: 2'\n"
-
-
-@pytest.fixture
-def container(settings, tmp_path):
-    settings.KERNELS_CI_CONTAINER_CLI = f"{sys.executable} {FAKE_CLI}"
-    settings.KERNELS_CI_ROCM_IMAGE = IMAGE
-    settings.KERNELS_CI_RUNNER_ARCH = "gfx942"
-    settings.KERNELS_CI_CONTAINER_ENV = ["FAKE_CONTAINER_LOG", "FAKE_CONTAINER_STATE"]
-    log = tmp_path / "cli.jsonl"
-    import os
-
-    os.environ["FAKE_CONTAINER_LOG"] = str(log)
-    os.environ["FAKE_CONTAINER_STATE"] = str(tmp_path / "state")
-    yield log
-    os.environ.pop("FAKE_CONTAINER_LOG", None)
-    os.environ.pop("FAKE_CONTAINER_STATE", None)
+TORCH = "if False:  # a torch reproducer to the extraction, quick to start here\n    import torch\n"
+WRONG = TORCH + "print('computing')\nassert 1 + 1 == 3, 'wrong sum: 2'\n"
 
 
 def approved_case(make, script=WRONG, **fields):
@@ -47,7 +38,13 @@ def approved_case(make, script=WRONG, **fields):
 
 def test_the_command_has_every_confinement_and_a_pinned_image():
     argv = container_command(
-        cli=["podman"], image=IMAGE, name="r1", workdir="/w", language="hip", arch="gfx942"
+        cli=["podman"],
+        image=IMAGE,
+        name="r1",
+        workdir="/w",
+        language="hip",
+        arch="gfx942",
+        nonce="ab12",
     )
     joined = " ".join(argv)
     for part in (
@@ -63,6 +60,7 @@ def test_the_command_has_every_confinement_and_a_pinned_image():
         "--cap-drop ALL",
         "--volume /w:/work:ro",
         f"{IMAGE} bash -c hipcc --offload-arch=gfx942",
+        "&& echo REPRO-STARTED-ab12 >&2 && exec /tmp/repro",
     ):
         assert part in joined
     with pytest.raises(ImageNotPinned):
@@ -73,6 +71,7 @@ def test_the_command_has_every_confinement_and_a_pinned_image():
             workdir="/w",
             language="python",
             arch="gfx942",
+            nonce="ab12",
         )
 
 
@@ -83,14 +82,46 @@ def test_a_container_run_reproduces_through_the_stand_in_cli(make, container, se
     run = run_execute(run_id=run.pk, runner_name="gpu-host-1")
     assert (run.outcome, run.symptom_runs) == ("reproduced", 2), run.log
     assert run.signature == "AssertionError: wrong sum: N | <module>"
-    assert "--network none" in run.isolation or "network none" in run.isolation
+    assert "network none" in run.isolation and "REPRO-STARTED" not in run.log
     calls = [json.loads(line) for line in container.read_text().splitlines()]
     assert [c["verb"] for c in calls] == ["run", "run"]
     assert calls[0]["image"] == IMAGE and calls[0]["options"]["--network"] == ["none"]
 
 
+def test_a_script_exiting_127_is_its_own_crash_not_an_infra_error(make, container):
+    script = TORCH + "import sys\nprint('REPRO-INFRA: fake')\nsys.exit(127)\n"
+    case = approved_case(
+        make, script=script, backend="rocm-container", archs=["gfx942"], runs_per_attempt=1
+    )
+    (run,) = runs_queue(case=case, dispatch=False)
+    run = run_execute(run_id=run.pk)
+    assert run.executions[0]["kind"] == "crash" and run.outcome != "infra_error", run.log
+    assert run.executions[0]["signature"].startswith("exit 127")
+
+
+def test_container_exit_codes_before_the_reproducer_started_are_infra_or_a_compile_error():
+    def seen(code, stderr, language="python", timed_out=False):
+        result = SandboxResult(returncode=code, stderr=stderr, timed_out=timed_out)
+        return result_observation(result, nonce="ab12", language=language)
+
+    assert seen(125, "docker: Error response from daemon").kind == "infra"
+    assert seen(127, "exec: python3: not found").signature == "infra: command not runnable in image"
+    assert seen(1, "").signature == "infra: the container did not start the reproducer"
+    hipcc = (
+        "/work/repro.hip:4:5: error: use of undeclared identifier 'threadIdx_x'\n"
+        "    threadIdx_x;\n    ^\n1 error generated when compiling for gfx942.\n"
+    )
+    compile_error = seen(1, hipcc, language="hip")
+    assert compile_error.kind == "compile_error"
+    assert (
+        compile_error.signature == "error: use of undeclared identifier 'threadIdx_x' | repro.hip"
+    )
+    started = seen(139, "REPRO-STARTED-ab12\nSegmentation fault", language="hip")
+    assert (started.kind, started.signature) == ("crash", "signal SIGSEGV")
+
+
 def test_a_container_timeout_kills_the_container_and_reads_as_a_hang(make, container):
-    script = "import torch  # noqa\nimport time\ntime.sleep(60)\n"
+    script = TORCH + "import time\ntime.sleep(60)\n"
     case = approved_case(
         make,
         script=script,
@@ -125,56 +156,54 @@ def test_a_duplicate_delivery_is_a_no_op(make, container):
     assert run_claim(run_id=run.pk) is False
 
 
-def _done(case, outcome, attempt, arch="gfx942", backend="triton-amd-compile"):
-    return ReproRun.objects.create(
-        case=case,
-        arch=arch,
-        backend=backend,
-        attempt=attempt,
-        queue="repro.cpu",
-        script_sha256=case.sha256,
-        status="done",
-        outcome=outcome,
-        finished_at=timezone.now(),
-    )
+def test_the_interpreter_refuses_an_architecture_instead_of_ignoring_it(make):
+    case = approved_case(make)
+    with pytest.raises(RunRequestError, match="runs on the CPU only, not on gfx942"):
+        runs_queue(case=case, archs=["gfx942"], backend="triton-interpreter", dispatch=False)
+    assert not ReproRun.objects.exists()
+    (run,) = runs_queue(case=case, archs=["cpu"], backend="triton-interpreter", dispatch=False)
+    assert run.arch == "cpu"
 
 
-def test_three_consecutive_passes_verify_a_fix_and_infra_errors_do_not_count(make):
-    case = approved_case(make, script=None)
-    _done(case, "reproduced", 1)
-    _done(case, "not_reproduced", 2)
-    _done(case, "infra_error", 3)
-    _done(case, "not_reproduced", 4)
-    state = verification_for_issue(case.issue_id)["gfx942"]
-    assert (state.state, state.consecutive_passes) == ("verifying", 2)
-    _done(case, "not_reproduced", 5)
-    assert verification_for_issue(case.issue_id)["gfx942"].verified
-    _done(case, "flaky", 6)
-    assert verification_for_issue(case.issue_id)["gfx942"].state == "reproduces"
+@pytest.fixture
+def published():
+    """Task messages' headers as sent to the broker (the in-memory transport), not run eagerly."""
+    sent = []
+
+    def record(sender=None, headers=None, **kwargs):
+        sent.append(headers)
+
+    before_task_publish.connect(record, weak=False)
+    eager, app.conf.task_always_eager = app.conf.task_always_eager, False
+    try:
+        yield sent
+    finally:
+        app.conf.task_always_eager = eager
+        before_task_publish.disconnect(record)
 
 
-def test_a_linked_fix_queues_verification_where_it_reproduced(
-    make, django_capture_on_commit_callbacks
+def test_each_attempt_is_dispatched_with_time_limits_from_its_runs_and_timeout(
+    make, published, django_capture_on_commit_callbacks
 ):
-    case = approved_case(make, script=None)
-    _done(case, "reproduced", 1, arch="gfx90a")
-    _done(case, "not_reproduced", 1, arch="gfx942")
-    with django_capture_on_commit_callbacks(execute=False):
-        queued = verification_request(issue_ids=[case.issue_id])
-    assert [(r.arch, r.purpose, r.attempt, r.status) for r in queued] == [
-        ("gfx90a", "verify", 2, "queued")
-    ]
+    case = approved_case(make, timeout_s=200)
+    with django_capture_on_commit_callbacks(execute=True):
+        (run,) = runs_queue(case=case, runs=8)
+    # 8 executions of at most 200 s, a margin each and one for the attempt; hard = 1.2 x soft.
+    assert (run.soft_time_limit_s, run.time_limit_s) == (8 * (200 + 30) + 60, 2280)
+    (message,) = [h for h in published if h["task"] == "kernels_ci.tasks.run_execute"]
+    assert message["timelimit"] == [2280, 1900]
 
 
-def test_a_runner_registers_and_an_unhealthy_one_says_why(db, settings):
-    runner = runners.runner_register(name="w1@gpu", queues=["repro.cpu"])
-    assert runner.healthy and runner.arch == settings.KERNELS_CI_RUNNER_ARCH
-    assert "triton-interpreter" in runner.backends or runner.backends
-    settings.KERNELS_CI_MIN_FREE_DISK_BYTES = 10**18
-    runner = runners.runner_heartbeat(name="w1@gpu")
-    assert not runner.healthy and "MiB free" in runner.reason
-    Runner.objects.filter(pk=runner.pk).update(
-        healthy=True, last_heartbeat_at=timezone.now() - timedelta(hours=1)
+def test_a_long_attempt_is_not_marked_lost_before_its_own_limit(make):
+    case = approved_case(make, timeout_s=600)
+    long, short = runs_queue(case=case, runs=10, dispatch=False) + runs_queue(
+        case=case, runs=1, dispatch=False
     )
-    assert runners.runners_mark_stale(after_s=60) == 1
-    assert "no heartbeat" in Runner.objects.get(pk=runner.pk).reason
+    started = timezone.now() - timedelta(hours=1)
+    ReproRun.objects.filter(pk__in=[long.pk, short.pk]).update(status="running", claimed_at=started)
+    assert runs_mark_lost(grace_s=300) == 1  # the one-run attempt's limit (~13 min) is long past
+    long.refresh_from_db()
+    short.refresh_from_db()
+    assert long.status == "running" and long.time_limit_s > 3600
+    assert (short.status, short.outcome) == ("done", "infra_error")
+    assert "lost" in short.detail

@@ -19,42 +19,55 @@ def case(make):
     return case_refresh(issue=make.issue(repository=repository, number=77, body=issue_body()))
 
 
-def test_the_issue_page_shows_the_case_and_an_approve_button_to_maintainers(
-    client, user, case, settings
+def test_the_issue_page_shows_the_case_and_an_approve_button_to_triagers(
+    client, triager, user, case, settings
 ):
     settings.ISSUE_PANELS = ["kernels_ci.panels.repro_panel"]
-    user.user_permissions.add(Permission.objects.get(codename="change_reprocase"))
-    client.force_login(user)
+    client.force_login(triager)
     page = client.get("/issues/ROCm/triton/77/").content.decode()
     assert "Kernel reproduction" in page and "not approved" in page
     assert "Approve this exact script" in page and "@triton.jit" in page
+    client.force_login(user)  # a viewer sees the case, not the button
+    page = client.get("/issues/ROCm/triton/77/").content.decode()
+    assert "Kernel reproduction" in page and "Approve this exact script" not in page
 
 
-def test_approving_needs_the_permission(logged_in_client, case):
-    response = logged_in_client.post(f"/repro/cases/{case.pk}/approve/", {"sha256": case.sha256})
+def test_approving_needs_the_approve_permission_not_change(client, user, case):
+    user.user_permissions.add(Permission.objects.get(codename="change_reprocase"))
+    client.force_login(user)
+    response = client.post(f"/repro/cases/{case.pk}/approve/", {"sha256": case.sha256})
     assert response.status_code == 403
     case.refresh_from_db()
     assert not case.is_approved
 
 
 def test_the_button_approves_the_script_that_was_shown_and_queues_runs(
-    client, user, case, django_capture_on_commit_callbacks
+    triager_client, triager, case, django_capture_on_commit_callbacks
 ):
-    user.user_permissions.add(Permission.objects.get(codename="change_reprocase"))
-    client.force_login(user)
+    client = triager_client
     stale = client.post(f"/repro/cases/{case.pk}/approve/", {"sha256": "0" * 64})
     assert stale.status_code == 302 and not ReproCase.objects.get(pk=case.pk).is_approved
     with django_capture_on_commit_callbacks(execute=False) as dispatched:
         client.post(f"/repro/cases/{case.pk}/approve/", {"sha256": case.sha256})
     case.refresh_from_db()
-    assert case.is_approved and case.approved_by == user and case.approved_via == "dashboard"
+    assert case.is_approved and case.approved_by == triager and case.approved_via == "dashboard"
     run = ReproRun.objects.get(case=case)
     assert (run.status, run.queue, run.backend) == ("queued", "repro.cpu", "triton-interpreter")
     assert len(dispatched) == 1
 
 
-def test_the_approve_button_refuses_get(logged_in_client, case):
-    assert logged_in_client.get(f"/repro/cases/{case.pk}/approve/").status_code == 405
+def test_an_approval_whose_runs_cannot_be_queued_is_not_kept(triager_client, case):
+    ReproCase.objects.filter(pk=case.pk).update(backend="rocm-container", archs=["gfx908"])
+    response = triager_client.post(
+        f"/repro/cases/{case.pk}/approve/", {"sha256": case.sha256}, follow=True
+    )
+    case.refresh_from_db()
+    assert not case.is_approved and case.approved_at is None and not ReproRun.objects.exists()
+    assert "Not approved: rocm-container cannot target gfx908" in response.content.decode()
+
+
+def test_the_approve_button_refuses_get(triager_client, case):
+    assert triager_client.get(f"/repro/cases/{case.pk}/approve/").status_code == 405
 
 
 def test_the_api_lists_runs_of_one_issue(
@@ -91,6 +104,11 @@ def test_run_repro_refuses_an_unapproved_case(case):
         call_command("run_repro", "ROCm/triton#77")
     with pytest.raises(CommandError, match="OWNER/NAME#N"):
         call_command("run_repro", "ROCm/triton")
+
+
+def test_run_repro_refuses_an_architecture_for_the_interpreter(case):
+    with pytest.raises(CommandError, match="runs on the CPU only, not on gfx942"):
+        call_command("run_repro", "ROCm/triton#77", "--approve", "--arch", "gfx942")
 
 
 def test_run_repro_approves_runs_and_prints_the_outcome(case, needs_kernels_extra):

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from kernels_ci import selectors
 from kernels_ci.backends import REGISTRY
 from kernels_ci.services.cases import NoReproducer, case_approve, case_refresh
-from kernels_ci.services.runs import RunRequestError, run_execute, runs_queue
+from kernels_ci.services.runs import NotApproved, RunRequestError, run_execute, runs_queue
 from triage.models import Issue
 
 
@@ -22,7 +22,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("issue", help="OWNER/NAME#N")
         parser.add_argument("--backend", choices=list(REGISTRY))
-        parser.add_argument("--arch", action="append", help="gfx942, ... (repeatable)")
+        parser.add_argument(
+            "--arch",
+            action="append",
+            help="gfx942, ... (repeatable); for triton-amd-compile and rocm-container: the "
+            "interpreter runs on the CPU only and refuses an architecture",
+        )
         parser.add_argument("--runs", type=int, help="executions per attempt (default 5)")
         parser.add_argument("--approve", action="store_true", help="approve the current script")
         parser.add_argument("--json", action="store_true", help="print JSON")
@@ -51,8 +56,10 @@ class Command(BaseCommand):
                 runs=options["runs"],
                 dispatch=False,
             )
-        except (NoReproducer, RunRequestError) as exc:
+        except NotApproved as exc:
             raise CommandError(f"{exc} (pass --approve to approve the current script)") from exc
+        except (NoReproducer, RunRequestError) as exc:  # e.g. --arch for the CPU interpreter
+            raise CommandError(str(exc)) from exc
         results = [run_execute(run_id=run.pk, runner_name="run_repro") for run in runs]
         rows = [
             {

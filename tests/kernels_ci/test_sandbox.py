@@ -1,0 +1,178 @@
+"""The sandbox confines a reproducer: no network, its own PID and mount namespaces, an
+unprivileged user, a scrubbed environment, limits that stop fork bombs, memory hogs and huge
+files, and no process left behind. Each attack runs for real, as a Python script in the sandbox."""
+
+import json
+import os
+import sys
+import uuid
+
+import pytest
+from django.conf import settings
+
+from kernels_ci.backends import backend_get
+from kernels_ci.backends.base import RunSpec
+from kernels_ci.sandbox import Limits, SandboxUnavailable, isolation_problem, sandbox_run
+from kernels_ci.signatures import observe
+
+pytestmark = pytest.mark.usefixtures("needs_namespaces")
+
+
+def run(code: str, **limits):
+    limits.setdefault("timeout_s", 20)
+    return sandbox_run([sys.executable, "-c", code], files={}, limits=Limits(**limits))
+
+
+def survivors(marker: str) -> list[str]:
+    """Processes anywhere on this machine whose command line holds the marker."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if marker.encode() in handle.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def test_a_connection_attempt_fails_without_the_python_guard():
+    result = run("import socket; socket.create_connection(('127.0.0.1', 5432), timeout=3)")
+    assert result.returncode == 1
+    assert "Network is unreachable" in result.stderr
+    assert result.isolation.startswith("empty network namespace")
+
+
+def test_a_fork_bomb_is_stopped_and_the_outcome_says_why(settings):
+    bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
+    for cgroup in ("", "off"):  # with a pids cgroup where one can be made here, and without
+        settings.KERNELS_CI_CGROUP = cgroup
+        result = run(bomb, nproc=48)
+        assert not result.timed_out and result.limit == "processes"
+        observation = observe(result)
+        assert (observation.kind, observation.signature) == (
+            "invalid",
+            "sandbox limit: processes",
+        )
+
+
+def test_a_memory_hog_is_stopped():
+    result = run("x = bytearray(6 * 1024**3)\nprint('allocated')", memory_bytes=512 * 1024**2)
+    assert result.returncode == 1 and "allocated" not in result.stdout
+    assert "MemoryError" in result.stderr and result.limit == "memory"
+
+
+def test_a_huge_file_is_stopped():
+    code = "open('big', 'wb').write(b'x' * (64 * 1024**2))\nprint('written')"
+    result = run(code, fsize_bytes=1024**2)
+    assert "written" not in result.stdout and result.limit == "file size"
+    assert observe(result).kind == "invalid"
+
+
+def test_a_setsid_child_dies_with_the_run_on_timeout_and_on_exit():
+    for ending in ("time.sleep(60)", "pass"):
+        marker = f"{uuid.uuid4().int % 10**6}.{os.getpid()}"
+        code = (
+            "import subprocess, time\n"
+            f"subprocess.Popen(['setsid', 'sh', '-c', 'sleep {marker}; touch /tmp/escaped'])\n"
+            f"time.sleep(0.5)\n{ending}\n"
+        )
+        result = run(code, timeout_s=2)
+        assert result.timed_out == (ending != "pass")
+        assert survivors(f"sleep {marker}") == []
+
+
+def test_the_service_files_secrets_and_worker_are_out_of_reach(monkeypatch):
+    for name in ("SECRET_KEY", "GITHUB_TOKEN", "X_BEARER_TOKEN", "DATABASE_URL"):
+        monkeypatch.setenv(name, "do-not-leak")
+    database = settings.DATABASES["default"]["NAME"]
+    targets = [
+        str(settings.BASE_DIR / "pyproject.toml"),
+        str(settings.BASE_DIR / "config" / "settings.py"),
+        str(settings.VAR_DIR),
+        str(database),
+        os.path.expanduser("~/.bashrc"),
+    ]
+    code = f"""
+import json, os, signal
+report = {{"env": sorted(os.environ), "read": [], "wrote": [], "signalled": False}}
+for path in {targets!r}:
+    try:
+        report["read"].append(bool(os.listdir(path) if os.path.isdir(path) else open(path).read(1)))
+    except OSError:
+        pass
+for path in ["/tmp/x", "/var/tmp/x", {str(settings.BASE_DIR / "x")!r}, "/etc/x", "/x"]:
+    try:
+        open(path, "w").write("x")
+        report["wrote"].append(path)
+    except OSError:
+        pass
+try:
+    os.kill({os.getpid()}, 0)
+    report["signalled"] = True
+except OSError:
+    pass
+open("mine", "w").write("private dir is writable")
+report["mine"] = open("mine").read()
+print(json.dumps(report))
+"""
+    result = sandbox_run(
+        [sys.executable, "-c", code],
+        files={},
+        limits=Limits(timeout_s=20),
+        env={"GITHUB_TOKEN": "passed-on-purpose", "TRITON_HOME": "{dir}"},
+    )
+    report = json.loads(result.stdout)
+    assert report["read"] == [] and report["wrote"] == [] and not report["signalled"]
+    assert report["mine"] == "private dir is writable"
+    leaked = {"SECRET_KEY", "GITHUB_TOKEN", "X_BEARER_TOKEN", "DATABASE_URL"} & set(report["env"])
+    assert leaked == set() and "TRITON_HOME" in report["env"]
+    assert "do-not-leak" not in result.output and "passed-on-purpose" not in result.output
+
+
+def test_a_printed_infra_marker_fakes_nothing(needs_kernels_extra):
+    script = (
+        "import torch, triton  # noqa\nimport sys\n"
+        "print('REPRO-INFRA: the runner is broken')\nprint('REPRO-INFRA-0123abcd: me too')\n"
+        "sys.exit(127)\n"
+    )
+    execution = backend_get("triton-interpreter").execute(
+        RunSpec(script=script, language="python", arch="cpu", timeout_s=30)
+    )
+    assert execution.observation.kind == "crash"
+    assert execution.observation.signature.startswith("exit 127")
+
+
+def test_without_namespaces_a_run_is_refused_and_says_why(settings):
+    settings.KERNELS_CI_UNSHARE = "/nonexistent/unshare"
+    assert "not on PATH" in isolation_problem()
+    with pytest.raises(SandboxUnavailable, match="no namespaces here"):
+        run("print('ran anyway')")
+    execution = backend_get("triton-interpreter").execute(
+        RunSpec(script="import triton\n", language="python", arch="cpu", timeout_s=5)
+    )
+    assert execution.observation.kind == "infra" and "not run" in execution.observation.message
+    assert "no namespaces" in backend_get("triton-interpreter").available()
+
+
+def test_a_namespace_the_kernel_refuses_is_an_unavailable_sandbox(settings, tmp_path):
+    refusing = tmp_path / "unshare"
+    refusing.write_text("#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\n")
+    refusing.chmod(0o755)
+    settings.KERNELS_CI_UNSHARE = str(refusing)
+    assert "Operation not permitted" in isolation_problem()
+    with pytest.raises(SandboxUnavailable):
+        run("print('ran anyway')")
+
+
+def test_the_container_cli_runs_without_namespaces_but_with_a_scrubbed_environment(monkeypatch):
+    monkeypatch.setenv("SECRET_KEY", "do-not-leak")
+    result = sandbox_run(
+        ["sh", "-c", "env; sleep 30"],
+        files={},
+        limits=Limits(timeout_s=1),
+        env={"DOCKER_HOST": "unix:///run/docker.sock", "REGISTRY_PASSWORD": "x"},
+        namespaces=False,
+    )
+    assert result.timed_out and "DOCKER_HOST=unix:///run/docker.sock" in result.stdout
+    assert "SECRET_KEY" not in result.stdout and "REGISTRY_PASSWORD" not in result.stdout
