@@ -245,3 +245,80 @@ class Backport(models.Model):
 
     def __str__(self) -> str:
         return f"backport of {self.issue_id} to {self.series.name} {self.train_version}"
+
+
+class TrainSnapshot(models.Model):
+    """One day of a train's burndown: what was open and targeted at it at the end of that day.
+
+    The beat task records today's row (source=recorded, updated through the day); days before
+    the first recording are reconstructed from timestamps by releases.history when read."""
+
+    series = models.ForeignKey(ReleaseSeries, on_delete=models.CASCADE, related_name="snapshots")
+    train_version = models.CharField(max_length=20)
+    day = models.DateField(help_text="a day in the series' time zone")
+    open_issues = models.PositiveIntegerField(default=0)
+    open_blockers = models.PositiveIntegerField(default=0)
+    open_regressions = models.PositiveIntegerField(default=0)
+    fixed = models.PositiveIntegerField(default=0, help_text="issues with a fix on the train")
+    issue_ids = models.JSONField(default=list, blank=True, help_text="the open issues counted")
+    recorded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["series", "train_version", "day"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["series", "train_version", "day"], name="train_snapshot_day_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.series.name} {self.train_version} {self.day}: {self.open_issues} open"
+
+
+class ReleaseCandidate(models.Model):
+    """A release candidate tagged for a train: its fixes get their repro verification re-run."""
+
+    series = models.ForeignKey(ReleaseSeries, on_delete=models.CASCADE, related_name="candidates")
+    train_version = models.CharField(max_length=20)
+    tag = models.CharField(max_length=100, help_text="e.g. rocm-7.9.0-rc1")
+    tagged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    tagged_at = models.DateTimeField(default=timezone.now)
+    verification_requested = models.PositiveIntegerField(
+        default=0, help_text="fixed issues whose verification was requested"
+    )
+
+    class Meta:
+        ordering = ["series", "train_version", "-tagged_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["series", "train_version", "tag"], name="release_candidate_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.series.name} {self.train_version} {self.tag}"
+
+
+class ReleaseNotesDraft(models.Model):
+    """The release manager's edited release notes of a train (Markdown); export uses it."""
+
+    series = models.ForeignKey(ReleaseSeries, on_delete=models.CASCADE, related_name="notes")
+    train_version = models.CharField(max_length=20)
+    text = models.TextField()
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["series", "train_version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["series", "train_version"], name="release_notes_draft_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"release notes of {self.series.name} {self.train_version}"

@@ -1,7 +1,8 @@
 """The readiness report of a train: a plain dict, built only from stored data and `as_of`.
 
 The same data and the same `as_of` day always give the same dict (everything sorted, no clock
-read here), so the renderers in releases.report_formats give byte-identical output.
+read here), so the renderers in releases.report_formats give byte-identical output. The stored
+data includes the active forecast model: retraining it changes the forecast section.
 GO needs zero open blockers and zero open critical regressions; everything else is information.
 """
 
@@ -9,30 +10,61 @@ from __future__ import annotations
 
 from datetime import date
 
-from kernels_ci.selectors import verification_for_issue
+from kernels_ci.selectors import verification_of_issues
 from releases import calendar, selectors
-from releases.labels import kinds_of, label_sets
+from releases.forecast import forecast_for_train
+from releases.history import SeriesHistory, history_load
 from releases.models import ReleaseSeries
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 
 
-def _verification(issue_id: int) -> dict[str, str]:
-    return {result.arch: result.state for result in verification_for_issue(issue_id).values()}
+def _verification(items) -> tuple[list[dict], list[str], bool]:
+    """One entry per (architecture, backend); the GPU architectures verified fixed (by one
+    backend at least, and reproducing on none of that architecture's backends); any verified."""
+    entries = [
+        {
+            "arch": v.arch,
+            "backend": v.backend,
+            "state": v.state,
+            "passes": v.consecutive_passes,
+            "required": v.required,
+        }
+        for v in sorted(items, key=lambda v: (v.arch, v.backend))
+    ]
+    by_arch: dict[str, set[str]] = {}
+    for entry in entries:
+        by_arch.setdefault(entry["arch"], set()).add(entry["state"])
+    verified = sorted(
+        arch
+        for arch, states in by_arch.items()
+        if arch.startswith("gfx") and "verified_fixed" in states and "reproduces" not in states
+    )
+    return entries, verified, any(e["state"] == "verified_fixed" for e in entries)
 
 
-def readiness_build(*, series: ReleaseSeries, version: str, as_of: date) -> dict:
+def readiness_build(
+    *, series: ReleaseSeries, version: str, as_of: date, history: SeriesHistory | None = None
+) -> dict:
+    """The report as of the end of day `as_of` in the series' time zone: what was open and on
+    the train then, the fixes merged by then, backports in their state then, repro verification
+    from the runs finished by then. Labels, flags and predictions are as they are now."""
     spec = series.spec()
     train = selectors.train_get(series, version)
     moment = selectors.instant_of(as_of, series)
     current = calendar.train_current(spec, moment)
-    sets = label_sets()
+    history = history or history_load(series)
 
-    open_rows = []
-    for issue, target in selectors.train_scope(series, train, current):
-        row = selectors.issue_row(issue, target)
-        row["kinds"] = sorted(kinds_of(row["labels"], sets))
-        open_rows.append(row)
+    scope = history.scope(train, moment)
+    links = selectors.train_fix_links(series, train.version, moment=moment)
+    fixed_ids = sorted({link.issue_id for link in links})
+    issues = selectors.issues_by_id(scope)
+    predictions = selectors.predictions_for(scope + fixed_ids)
+    open_rows = [
+        selectors.issue_row(issues[i], history.targets.get(i), predictions.get(i))
+        for i in scope
+        if i in issues
+    ]
 
     def having(*kinds):
         return [r for r in open_rows if set(kinds) <= set(r["kinds"])]
@@ -41,20 +73,23 @@ def readiness_build(*, series: ReleaseSeries, version: str, as_of: date) -> dict
     regressions = having("regression")
     critical_regressions = [r for r in regressions if "critical" in r["kinds"]]
     critical_high = [r for r in open_rows if {"critical", "high"} & set(r["kinds"])]
-    untriaged = [r for r in open_rows if "untriaged" in r["kinds"] or not r["labels"]]
+    untriaged = having("untriaged")
     known = having("known_issue")
 
+    verification = verification_of_issues(issue_ids=fixed_ids, as_of=moment)
     fixed: dict[str, dict] = {}
-    for link in selectors.train_fix_links(series, train.version):
+    for link in links:
         issue = link.issue
         entry = fixed.get(issue.reference)
         if entry is None:
-            entry = selectors.issue_row(issue)
-            entry["chain"] = []
-            entry["verification"] = _verification(issue.id)
-            entry["verified_architectures"] = sorted(
-                a for a, state in entry["verification"].items() if state == "verified_fixed"
+            entry = selectors.issue_row(
+                issue, history.targets.get(issue.id), predictions.get(issue.id)
             )
+            entry["chain"] = []
+            entries, verified_archs, verified = _verification(verification.get(issue.id, []))
+            entry["verification"] = entries
+            entry["verified_architectures"] = verified_archs
+            entry["verified"] = verified
             fixed[issue.reference] = entry
         entry["chain"].append(selectors.chain_row(link))
     fixed_rows = [fixed[k] for k in sorted(fixed)]
@@ -64,11 +99,13 @@ def readiness_build(*, series: ReleaseSeries, version: str, as_of: date) -> dict
             "issue": b.issue.reference,
             "title": b.issue.title,
             "url": b.issue.html_url,
-            "state": b.state,
+            "state": b.state_then,
             "automatic": b.automatic,
             "reason": b.reason,
         }
-        for b in selectors.backports_of_train(series, train.version, pending_only=True)
+        for b in selectors.backports_of_train(
+            series, train.version, pending_only=True, moment=moment
+        )
     ]
     unlinked = [
         {
@@ -77,12 +114,28 @@ def readiness_build(*, series: ReleaseSeries, version: str, as_of: date) -> dict
             "url": pr.html_url,
             "base_ref": pr.base_ref,
         }
-        for pr in selectors.unlinked_release_merges(series, train.version)
+        for pr in selectors.unlinked_release_merges(series, train.version, moment=moment)
+    ]
+    unapproved = [
+        {
+            "pull_request": link.pull_request.reference,
+            "title": link.pull_request.title,
+            "url": link.pull_request.html_url,
+            "base_ref": link.base_ref,
+            "issue": link.issue.reference,
+            "backport": state,
+        }
+        for link, state in selectors.unapproved_release_fixes(series, train.version, moment=moment)
     ]
     punts = [
         {"issue": p.issue.reference, "to": p.to_version, "at": p.created_at.date().isoformat()}
-        for p in selectors.punts_of_train(series, train.version)
+        for p in selectors.punts_of_train(series, train.version, moment=moment)
     ]
+    candidates = [
+        {"tag": c.tag, "tagged_at": c.tagged_at.isoformat()}
+        for c in selectors.candidates_of_train(series, train.version, moment=moment)
+    ]
+    forecast = forecast_for_train(history, train, moment, scope)
 
     matrix: dict[str, dict[str, int]] = {}
 
@@ -124,6 +177,10 @@ def readiness_build(*, series: ReleaseSeries, version: str, as_of: date) -> dict
         notes.append(f"{len(backports)} backport(s) pending")
     if unlinked:
         notes.append(f"{len(unlinked)} release-branch merge(s) with no issue or backport")
+    if unapproved:
+        notes.append(
+            f"{len(unapproved)} release-branch fix(es) merged without an approved backport"
+        )
     if untriaged:
         notes.append(f"{len(untriaged)} untriaged issue(s)")
 
@@ -155,7 +212,8 @@ def readiness_build(*, series: ReleaseSeries, version: str, as_of: date) -> dict
             "pending_backports": len(backports),
             "unlinked_release_merges": len(unlinked),
             "fixed": len(fixed_rows),
-            "verified_fixed": sum(1 for r in fixed_rows if r["verified_architectures"]),
+            "verified_fixed": sum(1 for r in fixed_rows if r["verified"]),
+            "unapproved_release_fixes": len(unapproved),
             "known_issues": len(known),
             "punted": len(punts),
         },
@@ -164,8 +222,11 @@ def readiness_build(*, series: ReleaseSeries, version: str, as_of: date) -> dict
         "open_critical_high": critical_high,
         "pending_backports": backports,
         "unlinked_release_merges": unlinked,
+        "unapproved_release_fixes": unapproved,
         "fixed": fixed_rows,
         "known_issues": known,
         "punted": punts,
+        "release_candidates": candidates,
         "gpu_matrix": [{"arch": arch, **matrix[arch]} for arch in sorted(matrix)],
+        "forecast": forecast,
     }

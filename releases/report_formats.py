@@ -72,6 +72,16 @@ def report_markdown(report: dict) -> str:
         f"- [{m['pull_request']}]({m['url']}) {_md(m['title'])} into `{m['base_ref']}`"
         for m in report["unlinked_release_merges"]
     ] or ["None."]
+    lines += ["", "## Release-branch fixes merged without an approved backport", ""]
+    lines += [
+        f"- [{m['pull_request']}]({m['url']}) {_md(m['title'])} into `{m['base_ref']}` fixes "
+        f"{m['issue']} (backport {m['backport']})"
+        for m in report["unapproved_release_fixes"]
+    ] or ["None."]
+    lines += ["", "## Release candidates", ""]
+    lines += [
+        f"- `{_md(c['tag'])}` tagged {c['tagged_at']}" for c in report["release_candidates"]
+    ] or ["None."]
     lines += ["", "## Fixed issues", ""]
     for row in report["fixed"]:
         lines.append(_issue_line(row))
@@ -81,7 +91,9 @@ def report_markdown(report: dict) -> str:
                 f"on `{link['base_ref']}` → {link['train'] or 'no train'} ({link['source']})"
             )
         if row["verification"]:
-            states = ", ".join(f"{a}: {s}" for a, s in sorted(row["verification"].items()))
+            states = ", ".join(
+                f"{v['arch']} ({v['backend']}): {v['state']}" for v in row["verification"]
+            )
             lines.append(f"  - verification: {states}")
     if not report["fixed"]:
         lines.append("None.")
@@ -98,7 +110,32 @@ def report_markdown(report: dict) -> str:
         ]
     else:
         lines.append("None.")
+    lines += _forecast_markdown(report["forecast"])
     return "\n".join(lines) + "\n"
+
+
+def _forecast_markdown(forecast: dict) -> list[str]:
+    lines = ["", "## Forecast: fixed before the branch cut", ""]
+    if not forecast["available"]:
+        return [*lines, forecast["note"] or "None."]
+    lines.append(
+        f"Model {forecast['model_version']}, trained on trains "
+        f"{', '.join(forecast['trained_on'])} (base rate {forecast['base_rate']:.3f}); "
+        f"expected fixes by the branch cut: {forecast['expected_fixed']}."
+    )
+    lines.append("")
+    if not forecast["issues"]:
+        return [*lines, "No open issue to forecast."]
+    lines += [
+        "| issue | probability | open pull request | days left |",
+        "| --- | ---: | --- | ---: |",
+    ]
+    lines += [
+        f"| [{r['reference']}]({r['url']}) {_md(r['title'])} | {r['probability']:.3f} | "
+        f"{'yes' if r['open_pull_request'] else 'no'} | {r['days_left']} |"
+        for r in forecast["issues"]
+    ]
+    return lines
 
 
 def report_html(report: dict) -> str:

@@ -4,15 +4,26 @@ Issues and pull requests are read through triage.selectors.issue_list (visible r
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 
+from django.db.models import Q
 from django.http import Http404
 
 from releases import calendar
-from releases.labels import architectures, kinds_of, label_sets
-from releases.linking import release_branch_version
-from releases.models import Backport, FixLink, Punt, ReleaseSeries, TrainTarget
-from triage.selectors import issue_list
+from releases.labels import architectures, component_from_labels, kinds_of, label_sets
+from releases.linking import DEFAULT_RELEASE_BRANCH_PATTERNS, release_branch_version
+from releases.models import (
+    Backport,
+    FixLink,
+    Punt,
+    ReleaseCandidate,
+    ReleaseNotesDraft,
+    ReleaseSeries,
+    TrainSnapshot,
+    TrainTarget,
+)
+from triage.selectors import issue_list, predictions_of_issues
 
 
 def series_all() -> list[ReleaseSeries]:
@@ -59,58 +70,75 @@ def _names(issue) -> list[str]:
     return [label.name for label in issue.labels.all()]
 
 
-def issue_row(issue, target: TrainTarget | None = None) -> dict:
+FACT_MODELS = ("kind", "severity", "component", "environment")
+TRIAGE_MODELS = ("kind", "severity", "component")
+
+
+def predictions_for(issue_ids: list[int]) -> dict[int, dict]:
+    """triage's stored predictions of these issues (kind, severity, component, environment)."""
+    return predictions_of_issues(issue_ids=list(issue_ids), model_names=FACT_MODELS)
+
+
+def issue_facts(names: list[str], predictions: dict, sets=None) -> dict:
+    """What releases needs to know of an issue: its kinds (blocker, regression, critical, high,
+    untriaged ...), architectures and component, from triage's stored predictions where it has
+    them and from the labels and release-side flags (`names`) otherwise (or as well)."""
+    sets = sets if sets is not None else label_sets()
+    kinds = kinds_of(names, sets)
+    severity = predictions.get("severity")
+    if severity and severity.label in ("critical", "high") and not severity.needs_triage:
+        kinds.add(severity.label)
+    abstained = any(p.needs_triage for m, p in predictions.items() if m in TRIAGE_MODELS)
+    if abstained or (not names and "kind" not in predictions):
+        kinds.add("untriaged")
+    environment = predictions.get("environment")
+    archs = set(architectures(names))
+    if environment and environment.label:
+        archs |= {a.lower() for a in environment.label.split()}
+    component = predictions.get("component")
+    return {
+        "kinds": sorted(kinds),
+        "architectures": sorted(archs),
+        "component": (
+            component.label
+            if component and component.label and not component.needs_triage
+            else component_from_labels(names)
+        ),
+        "severity": severity.label if severity and not severity.needs_triage else "",
+        "kind": predictions["kind"].label if "kind" in predictions else "",
+    }
+
+
+def issue_row(issue, target: TrainTarget | None = None, predictions: dict | None = None) -> dict:
     names = _names(issue) + (list(target.flags) if target else [])
+    facts = issue_facts(names, predictions or {})
     return {
         "reference": issue.reference,
         "title": issue.title,
         "url": issue.html_url,
         "state": issue.state,
         "labels": sorted({n.lower() for n in names}),
-        "architectures": architectures(names, issue.body),
-        "component": component_of(issue.body, names),
+        "kinds": facts["kinds"],
+        "architectures": facts["architectures"],
+        "component": facts["component"],
         "target": target.train_version if target and target.train_version else "",
     }
 
 
-def component_of(body: str, names: list[str]) -> str:
-    marker = "### ROCm Component"
-    if marker in (body or ""):
-        rest = body.split(marker, 1)[1].strip().splitlines()
-        if rest and not rest[0].startswith("#"):
-            return rest[0].strip()[:100]
-    for name in sorted(names):
-        if name.lower().startswith("project: "):
-            return name.split(":", 1)[1].strip()
-    return ""
+def issues_by_id(ids: list[int]) -> dict[int, object]:
+    """Visible issues by id, labels prefetched."""
+    return {i.id: i for i in issue_list().filter(id__in=list(ids))}
 
 
-def train_scope(series: ReleaseSeries, train: calendar.Train, current: calendar.Train | None):
-    """Open issues of the series that ride on `train`: targeted at it (release-side target or a
-    milestone naming its version), or untargeted while it is the current train. With targets."""
-    targets = {t.issue_id: t for t in TrainTarget.objects.filter(series=series)}
-    issues = _series_issues(series, state="open", is_pull_request=False).order_by(
-        "repository__full_name", "number"
-    )
-    scoped = []
-    is_current = current is not None and current.slot == train.slot
-    for issue in issues:
-        target = targets.get(issue.id)
-        version = target.train_version if target and target.train_version else ""
-        if not version and issue.milestone:
-            try:
-                version = calendar.format_version(calendar.parse_version(issue.milestone))
-            except calendar.CalendarError:
-                version = ""
-        if version == train.version or (not version and is_current):
-            scoped.append((issue, target))
-    return scoped
-
-
-def train_fix_links(series: ReleaseSeries, version: str) -> list[FixLink]:
+def train_fix_links(
+    series: ReleaseSeries, version: str, *, moment: datetime | None = None
+) -> list[FixLink]:
+    """The train's fixes (merged by `moment` when given), issue by issue."""
+    links = FixLink.objects.filter(series=series, train_version=version, removed=False)
+    if moment is not None:
+        links = links.filter(merged_at__lte=moment)
     return list(
-        FixLink.objects.filter(series=series, train_version=version, removed=False)
-        .select_related("issue__repository", "pull_request__repository")
+        links.select_related("issue__repository", "pull_request__repository")
         .prefetch_related("issue__labels")
         .order_by(
             "issue__repository__full_name",
@@ -163,48 +191,246 @@ def fixed_in(issue_id: int) -> str:
 
 
 def backports_of_train(
-    series: ReleaseSeries, version: str, *, pending_only=False
+    series: ReleaseSeries, version: str, *, pending_only=False, moment: datetime | None = None
 ) -> list[Backport]:
+    """The train's backports (nominated by `moment`, each in its state then, as `state_then`)."""
     backports = Backport.objects.filter(series=series, train_version=version)
-    if pending_only:
-        backports = backports.filter(state__in=[Backport.State.NOMINATED, Backport.State.APPROVED])
+    if moment is not None:
+        backports = backports.filter(created_at__lte=moment)
+    found = []
+    for backport in backports.select_related(
+        "issue__repository", "decided_by", "nominated_by", "merged_pull_request"
+    ).order_by("issue__repository__full_name", "issue__number"):
+        backport.state_then = backport_state_at(backport, moment)
+        if not pending_only or backport.state_then in (
+            Backport.State.NOMINATED,
+            Backport.State.APPROVED,
+        ):
+            found.append(backport)
+    return found
+
+
+REFERENCE_RE = re.compile(
+    r"^\s*(?:https?://github\.com/)?(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)"
+    r"(?:#|/issues/|/pull/)(?P<number>\d{1,9})/?\s*$"
+)
+
+
+class UnknownReference(LookupError):
+    pass
+
+
+def issue_by_reference(reference: str, *, pull_request: bool | None = None):
+    """OWNER/NAME#N (or its GitHub URL) -> the visible issue or pull request; UnknownReference."""
+    match = REFERENCE_RE.match(reference or "")
+    if not match:
+        raise UnknownReference(f"{reference!r} is not OWNER/NAME#NUMBER")
+    found = (
+        issue_list(repo=match.group("repo"), is_pull_request=pull_request)
+        .filter(number=int(match.group("number")))
+        .first()
+    )
+    if found is None:
+        kind = {True: "pull request", False: "issue", None: "issue or pull request"}[pull_request]
+        raise UnknownReference(f"no {kind} {match.group('repo')}#{match.group('number')}")
+    return found
+
+
+def _release_branch_prefilter(patterns) -> Q:
+    """base_ref starts like one of the release branch patterns (the text before X)."""
+    prefixes = {p.split("X", 1)[0] for p in patterns or DEFAULT_RELEASE_BRANCH_PATTERNS}
+    if "" in prefixes:  # a pattern starting with X: every branch may match
+        return Q()
+    query = Q()
+    for prefix in sorted(prefixes):
+        query |= Q(base_ref__startswith=prefix)
+    return query
+
+
+def release_merges(series: ReleaseSeries, version: str, *, moment: datetime | None = None):
+    """Merged pull requests into the train's release branch (by `moment`), in reference order."""
+    patterns = series.release_branch_patterns or None
+    merged = _series_issues(series, is_pull_request=True).filter(
+        _release_branch_prefilter(patterns), merged=True
+    )
+    if moment is not None:
+        merged = merged.filter(merged_at__lte=moment)
+    return [
+        pr
+        for pr in merged.order_by("repository__full_name", "number")
+        if release_branch_version(pr.base_ref, patterns) == version
+    ]
+
+
+def unlinked_release_merges(
+    series: ReleaseSeries, version: str, *, moment: datetime | None = None
+) -> list:
+    """Merges into the train's release branch with no linked issue and no backport for them."""
+    merges = release_merges(series, version, moment=moment)
+    ids = [pr.id for pr in merges]
+    linked = set(
+        FixLink.objects.filter(removed=False, pull_request_id__in=ids).values_list(
+            "pull_request_id", flat=True
+        )
+    )
+    backported = set(
+        Backport.objects.filter(merged_pull_request_id__in=ids).values_list(
+            "merged_pull_request_id", flat=True
+        )
+    )
+    return [pr for pr in merges if pr.id not in linked and pr.id not in backported]
+
+
+def backport_state_at(backport: Backport, moment: datetime | None) -> str:
+    """The state the backport was in at `moment` (now when None), from its timestamps."""
+    if moment is None:
+        return backport.state
+    merged_pr = backport.merged_pull_request
+    if (
+        backport.state == Backport.State.MERGED
+        and merged_pr is not None
+        and merged_pr.merged_at
+        and merged_pr.merged_at <= moment
+    ):
+        return Backport.State.MERGED
+    if backport.decided_at and backport.decided_at <= moment:
+        if backport.state == Backport.State.MERGED:
+            return Backport.State.APPROVED
+        return backport.state
+    return Backport.State.NOMINATED
+
+
+def unapproved_release_fixes(
+    series: ReleaseSeries, version: str, *, moment: datetime | None = None
+) -> list[tuple[FixLink, str]]:
+    """Release-branch fixes of the train whose issue's backport to it is nominated but not
+    approved (still nominated, or rejected) at `moment` (now when None): (link, its state)."""
+    links = FixLink.objects.filter(
+        series=series, train_version=version, removed=False, via=FixLink.Via.RELEASE_BRANCH
+    ).select_related("issue__repository", "pull_request__repository")
+    if moment is not None:
+        links = links.filter(merged_at__lte=moment)
+    backports = {
+        b.issue_id: b
+        for b in Backport.objects.filter(series=series, train_version=version).select_related(
+            "merged_pull_request"
+        )
+    }
+    flagged = []
+    for link in links.order_by("pull_request__repository__full_name", "pull_request__number"):
+        backport = backports.get(link.issue_id)
+        if backport is None:
+            continue
+        state = backport_state_at(backport, moment)
+        if state in (Backport.State.NOMINATED, Backport.State.REJECTED):
+            flagged.append((link, state))
+    return flagged
+
+
+def punts_of_train(
+    series: ReleaseSeries, version: str, *, moment: datetime | None = None
+) -> list[Punt]:
+    punts = Punt.objects.filter(series=series, from_version=version)
+    if moment is not None:
+        punts = punts.filter(created_at__lte=moment)
     return list(
-        backports.select_related("issue__repository", "decided_by", "nominated_by").order_by(
+        punts.select_related("issue__repository").order_by(
             "issue__repository__full_name", "issue__number"
         )
     )
 
 
-def unlinked_release_merges(series: ReleaseSeries, version: str) -> list:
-    """Merges into the train's release branch with no linked issue and no backport for them."""
-    patterns = series.release_branch_patterns or None
-    merged = _series_issues(series, is_pull_request=True).filter(
-        merged=True, base_ref__startswith="release"
-    )
-    linked = set(FixLink.objects.filter(removed=False).values_list("pull_request_id", flat=True))
-    backported = set(
-        Backport.objects.exclude(merged_pull_request=None).values_list(
-            "merged_pull_request_id", flat=True
-        )
-    )
-    rows = []
-    for pr in merged.order_by("repository__full_name", "number"):
-        if (
-            release_branch_version(pr.base_ref, patterns) == version
-            and pr.id not in linked
-            and pr.id not in backported
-        ):
-            rows.append(pr)
-    return rows
+def candidates_of_train(
+    series: ReleaseSeries, version: str, *, moment: datetime | None = None
+) -> list[ReleaseCandidate]:
+    candidates = ReleaseCandidate.objects.filter(series=series, train_version=version)
+    if moment is not None:
+        candidates = candidates.filter(tagged_at__lte=moment)
+    return list(candidates.order_by("tagged_at", "tag"))
 
 
-def punts_of_train(series: ReleaseSeries, version: str) -> list[Punt]:
-    return list(
-        Punt.objects.filter(series=series, from_version=version)
-        .select_related("issue__repository")
-        .order_by("issue__repository__full_name", "issue__number")
+def notes_draft_of(series: ReleaseSeries, version: str) -> ReleaseNotesDraft | None:
+    return (
+        ReleaseNotesDraft.objects.filter(series=series, train_version=version)
+        .select_related("updated_by")
+        .first()
     )
 
 
-def kinds_of_row(row: dict) -> set[str]:
-    return kinds_of(row["labels"], label_sets())
+def snapshots_of_train(series: ReleaseSeries, version: str) -> dict[date, TrainSnapshot]:
+    return {
+        s.day: s
+        for s in TrainSnapshot.objects.filter(series=series, train_version=version).order_by("day")
+    }
+
+
+# --- priority's release-train part (settings.PRIORITY_EXTRA_PARTS) ---------------------------
+
+DEFAULT_TRAIN_POINTS = 5
+
+
+def priority_train_closeness(*, issue_ids: list[int]) -> dict[int, tuple[float, str]]:
+    """{issue id: (points, why)}: the closer the branch cut of the issue's train (its target,
+    its milestone's train, else the next train to be cut), the more points, up to
+    PRIORITY_WEIGHTS["release_train_max"] (5) on the day of the cut; a train already cut and
+    not released gives the maximum. Issues of no release series are left out."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    from releases.services.series import series_for_repository
+
+    weights = getattr(settings, "PRIORITY_WEIGHTS", {}) or {}
+    most = float(weights.get("release_train_max", DEFAULT_TRAIN_POINTS))
+    now = timezone.now()
+    rows = (
+        issue_list(is_pull_request=False)
+        .prefetch_related(None)
+        .filter(id__in=list(issue_ids))
+        .values_list("id", "repository_id", "milestone")
+    )
+    targets = {
+        (t.issue_id, t.series_id): t.train_version
+        for t in TrainTarget.objects.filter(issue_id__in=list(issue_ids)).exclude(train_version="")
+    }
+    series_cache: dict[int, ReleaseSeries | None] = {}
+    specs: dict[int, calendar.SeriesSpec] = {}
+    trains: dict[tuple[int, str], calendar.Train | None] = {}
+    found: dict[int, tuple[float, str]] = {}
+
+    def train_of(series: ReleaseSeries, version: str) -> calendar.Train | None:
+        """The train of `version` ("": the next to be cut), computed once per series."""
+        if series.id not in specs:
+            specs[series.id] = series.spec()
+        key = (series.id, version)
+        if key not in trains:
+            spec = specs[series.id]
+            trains[key] = (
+                calendar.train_get(spec, version)
+                if version
+                else next((t for t in calendar.iter_trains(spec) if t.branch_cut_at > now), None)
+            )
+        return trains[key]
+
+    for issue_id, repository_id, milestone in rows:
+        if repository_id not in series_cache:
+            series_cache[repository_id] = series_for_repository(repository_id)
+        series = series_cache[repository_id]
+        if series is None:
+            continue
+        version = targets.get((issue_id, series.id), "")
+        if not version and milestone:
+            try:
+                version = calendar.format_version(calendar.parse_version(milestone))
+            except calendar.CalendarError:
+                version = ""
+        train = (train_of(series, version) if version else None) or train_of(series, "")
+        if train is None or train.release_at <= now:
+            continue
+        if train.branch_cut_at <= now:
+            found[issue_id] = (most, f"train {train.version} is cut, ships {train.release}")
+            continue
+        days = (train.branch_cut_at - now).days
+        points = float(round(most * max(0.0, 1 - days / series.cadence_days)))
+        when = "today" if days == 0 else f"in {days} day{'s' if days != 1 else ''}"
+        found[issue_id] = (points, f"train {train.version} cuts {when}")
+    return found

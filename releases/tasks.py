@@ -1,10 +1,15 @@
-"""Celery tasks of releases (queue `releases`): thin, they take ids and call one service."""
+"""Celery tasks of releases (queue `releases`): thin, they take ids and call one service.
+
+Beat schedules (releases/migrations/0004_schedules.py, editable in the admin): punt_due_trains
+hourly, snapshot_trains hourly, retrain_forecast nightly."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from releases.services.burndown import trains_snapshot
 from releases.services.fixes import fix_links_sync_ids
+from releases.services.forecast import forecasts_retrain
 from releases.services.punting import trains_punt_due
 
 
@@ -16,3 +21,13 @@ def link_fixes(ids: list[int]) -> str:
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def punt_due_trains() -> str:
     return "; ".join(result.summary() for result in trains_punt_due()) or "no train at branch cut"
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def snapshot_trains() -> int:
+    return len(trains_snapshot())
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=1800, time_limit=2160)
+def retrain_forecast() -> str:
+    return "; ".join(result.summary() for result in forecasts_retrain()) or "no release series"

@@ -6,13 +6,17 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.views.decorators.http import require_safe
 
 from releases import calendar, selectors
+from releases.burndown import burndown_build
+from releases.history import history_load
 from releases.readiness import readiness_build
 from releases.report_formats import release_notes_markdown
 
 
 @login_required
+@require_safe
 def train_timeline(request):
     series_list = selectors.series_all()
     now = timezone.now()
@@ -41,12 +45,14 @@ def train_timeline(request):
 
 
 @login_required
+@require_safe
 def train_detail(request, version: str):
     series = selectors.series_get(request.GET.get("series", ""))
     train = selectors.train_get(series, version)
-    report = readiness_build(
-        series=series, version=train.version, as_of=selectors.today_in(series, timezone.now())
-    )
+    today = selectors.today_in(series, timezone.now())
+    history = history_load(series)
+    report = readiness_build(series=series, version=train.version, as_of=today, history=history)
+    burndown = burndown_build(series=series, train=train, today=today, history=history)
     return render(
         request,
         "releases/train_detail.html",
@@ -54,21 +60,31 @@ def train_detail(request, version: str):
             "series": series,
             "train": train,
             "report": report,
+            "burndown": burndown,
             "backports": selectors.backports_of_train(series, train.version),
         },
     )
 
 
 @login_required
+@require_safe
 def release_notes(request, version: str):
     series = selectors.series_get(request.GET.get("series", ""))
     train = selectors.train_get(series, version)
-    report = readiness_build(
-        series=series, version=train.version, as_of=selectors.today_in(series, timezone.now())
-    )
-    text = release_notes_markdown(report, product=series.title or series.name)
+    draft = selectors.notes_draft_of(series, train.version)
+    if draft is not None:
+        text = draft.text
+    else:
+        report = readiness_build(
+            series=series, version=train.version, as_of=selectors.today_in(series, timezone.now())
+        )
+        text = release_notes_markdown(report, product=series.title or series.name)
     if request.GET.get("download"):
         response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="release-notes-{train.label}.md"'
         return response
-    return render(request, "releases/notes.html", {"series": series, "train": train, "notes": text})
+    return render(
+        request,
+        "releases/notes.html",
+        {"series": series, "train": train, "notes": text, "draft": draft},
+    )

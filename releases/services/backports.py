@@ -1,22 +1,26 @@
-"""Backports: nominated → approved | rejected → merged. Only release managers approve or reject.
+"""Backports: nominated → approved | rejected → merged. Approving or rejecting needs the
+permission releases.approve_backport (the "release managers" role holds it).
 
-A fixed issue labelled regression and critical or high is nominated automatically for the trains
-that are already cut and not yet released when its fix lands on a later train. A merge into a
-release branch that fixes a nominated issue marks the nomination merged.
+A fixed issue labelled regression, critical or high (by a label, a flag, or triage's severity
+prediction) is nominated automatically for the trains that are already cut and not yet released
+when its fix lands on a later train. A merge into a release branch that fixes an issue marks its
+approved nomination merged; a nomination that was never approved stays as it is, and the
+readiness report flags the merge (releases.selectors.unapproved_release_fixes).
 """
 
 from __future__ import annotations
 
-from django.conf import settings
+import logging
+
 from django.db import transaction
 from django.utils import timezone
 
-from releases import calendar
-from releases.labels import kinds_of
+from releases import calendar, selectors
 from releases.models import Backport, FixLink, ReleaseSeries, TrainTarget
 from triage.models import Issue
+from triage.permissions import APPROVE_BACKPORT
 
-RELEASE_MANAGERS_GROUP = "release managers"
+logger = logging.getLogger(__name__)
 
 
 class BackportError(ValueError):
@@ -27,9 +31,8 @@ class NotReleaseManager(PermissionError):
     pass
 
 
-def is_release_manager(user) -> bool:
-    group = getattr(settings, "RELEASES_MANAGER_GROUP", RELEASE_MANAGERS_GROUP)
-    return bool(user and user.is_authenticated and user.groups.filter(name=group).exists())
+def can_decide_backports(user) -> bool:
+    return bool(user and user.is_authenticated and user.has_perm(APPROVE_BACKPORT))
 
 
 def _train_or_error(series: ReleaseSeries, version: str) -> calendar.Train:
@@ -69,15 +72,37 @@ def backport_nominate(
 
 
 def _decide(*, backport: Backport, user, state: str) -> Backport:
-    if not is_release_manager(user):
-        raise NotReleaseManager("only members of the release managers group decide backports")
+    if not can_decide_backports(user):
+        raise NotReleaseManager(f"approving or rejecting a backport needs {APPROVE_BACKPORT}")
     updated = Backport.objects.filter(pk=backport.pk, state=Backport.State.NOMINATED).update(
         state=state, decided_by=user, decided_at=timezone.now()
     )
     backport.refresh_from_db()
     if not updated and backport.state != state:
         raise BackportError(f"backport is {backport.state}, not nominated")
+    if updated and state == Backport.State.APPROVED:
+        _merge_if_already_fixed(backport)
     return backport
+
+
+def _merge_if_already_fixed(backport: Backport) -> None:
+    """Approved after its release-branch fix merged: the backport is merged."""
+    link = (
+        FixLink.objects.filter(
+            issue_id=backport.issue_id,
+            series_id=backport.series_id,
+            train_version=backport.train_version,
+            via=FixLink.Via.RELEASE_BRANCH,
+            removed=False,
+        )
+        .order_by("merged_at", "id")
+        .first()
+    )
+    if link is not None:
+        Backport.objects.filter(pk=backport.pk, state=Backport.State.APPROVED).update(
+            state=Backport.State.MERGED, merged_pull_request_id=link.pull_request_id
+        )
+        backport.refresh_from_db()
 
 
 def backport_approve(*, backport: Backport, user) -> Backport:
@@ -91,11 +116,14 @@ def backport_reject(*, backport: Backport, user) -> Backport:
 def _kinds(issue: Issue, series: ReleaseSeries) -> set[str]:
     names = list(issue.labels.values_list("name", flat=True))
     target = TrainTarget.objects.filter(issue=issue, series=series).first()
-    return kinds_of(names + (target.flags if target else []))
+    predictions = selectors.predictions_for([issue.id]).get(issue.id, {})
+    return set(
+        selectors.issue_facts(names + (target.flags if target else []), predictions)["kinds"]
+    )
 
 
 def backports_after_links(*, pull_request: Issue, now=None) -> list[Backport]:
-    """Mark nominations merged by a release-branch fix; nominate urgent regressions."""
+    """Mark approved nominations merged by a release-branch fix; nominate urgent regressions."""
     now = now or timezone.now()
     touched = []
     links = FixLink.objects.filter(
@@ -103,11 +131,27 @@ def backports_after_links(*, pull_request: Issue, now=None) -> list[Backport]:
     ).select_related("series", "issue")
     for link in links:
         if link.via == FixLink.Via.RELEASE_BRANCH:
-            Backport.objects.filter(
-                issue=link.issue, series=link.series, train_version=link.train_version
-            ).exclude(state__in=[Backport.State.REJECTED, Backport.State.MERGED]).update(
-                state=Backport.State.MERGED, merged_pull_request=pull_request
-            )
+            merged = Backport.objects.filter(
+                issue=link.issue,
+                series=link.series,
+                train_version=link.train_version,
+                state=Backport.State.APPROVED,
+            ).update(state=Backport.State.MERGED, merged_pull_request=pull_request)
+            if (
+                not merged
+                and Backport.objects.filter(
+                    issue=link.issue, series=link.series, train_version=link.train_version
+                )
+                .exclude(state=Backport.State.MERGED)
+                .exists()
+            ):
+                logger.warning(
+                    "%s merged into %s fixes %s, whose backport to %s is not approved",
+                    pull_request.reference,
+                    link.base_ref,
+                    link.issue.reference,
+                    link.train_version,
+                )
             continue
         kinds = _kinds(link.issue, link.series)
         if "regression" not in kinds or not kinds & {"critical", "high"}:

@@ -1,5 +1,10 @@
-"""Demo data of releases: the ROCm 7.x series over the synthetic ROCm data, its fix links, and a
-current train held NO-GO by flags set on the release side (GitHub's data stays as it is)."""
+"""Demo data of releases: the ROCm 7.x series over the synthetic ROCm data, its fix links (some
+across repositories, one cherry-pick into a release branch that is an approved and merged
+backport), a current train held NO-GO by a blocker and a critical regression flagged on the
+release side (GitHub's data stays as it is), today's burndown snapshot and a forecast model
+trained on the replayed past trains.
+
+The demo login (created by load_demo before the loaders run) is the release manager."""
 
 from __future__ import annotations
 
@@ -15,16 +20,15 @@ from django.utils import timezone
 from releases import calendar
 from releases.models import Backport, FixLink, TrainOverride
 from releases.selectors import unlinked_release_merges
-from releases.services.backports import (
-    RELEASE_MANAGERS_GROUP,
-    backport_approve,
-    backport_nominate,
-)
+from releases.services.backports import backport_approve, backport_nominate
+from releases.services.burndown import trains_snapshot
 from releases.services.fixes import fix_link_add, fix_links_assign_trains, fix_links_sync_ids
+from releases.services.forecast import forecast_retrain
 from releases.services.series import series_create
 from releases.services.targets import target_set
 from triage.selectors import issue_list
 
+RELEASE_MANAGERS_ROLE = "release managers"  # a role of settings.ROLES
 MENTION_RE = re.compile(r"Related to ([\w.-]+/[\w.-]+)#(\d+)")
 REPOSITORIES = ["ROCm/ROCm", "ROCm/HIP", "ROCm/rocm-libraries"]
 
@@ -34,12 +38,14 @@ class ReleasesDemoReport:
     series: str = ""
     current: str = ""
     links: int = 0
+    backports: int = 0
     verdict: str = ""
+    forecast: str = ""
 
     def summary(self) -> str:
         return (
-            f"release series {self.series}: {self.links} fix links; current train {self.current} "
-            f"is {self.verdict}"
+            f"release series {self.series}: {self.links} fix links, {self.backports} merged "
+            f"backport(s); current train {self.current} is {self.verdict}; {self.forecast}"
         )
 
 
@@ -78,7 +84,7 @@ def demo_load() -> ReleasesDemoReport:
     current = calendar.train_current(series.spec(), now)
     user = get_user_model().objects.filter(username="demo").first()
     if user is not None:
-        user.groups.add(Group.objects.get_or_create(name=RELEASE_MANAGERS_GROUP)[0])
+        user.groups.add(Group.objects.get_or_create(name=RELEASE_MANAGERS_ROLE)[0])
 
     blocker = _open_issue(label="gfx942")
     if blocker is not None:
@@ -113,6 +119,8 @@ def demo_load() -> ReleasesDemoReport:
         if backport.state == Backport.State.NOMINATED:
             backport_approve(backport=backport, user=user)
         fix_link_add(issue=issue, pull_request=pull_request, user=user)
+    trains_snapshot(now=now)
+    training = forecast_retrain(series=series, now=now)
     report = readiness_build(
         series=series, version=current.version, as_of=calendar.day_in(now, series.time_zone)
     )
@@ -120,8 +128,10 @@ def demo_load() -> ReleasesDemoReport:
         series=series.name,
         current=current.label,
         links=FixLink.objects.filter(removed=False).count(),
+        backports=Backport.objects.filter(series=series, state=Backport.State.MERGED).count(),
         verdict=report["verdict"]
         + (f" ({'; '.join(report['reasons'])})" if report["reasons"] else ""),
+        forecast=training.summary(),
     )
 
 

@@ -2,8 +2,9 @@
 
 Replaying the same sync or webhook changes nothing: links are upserted on (issue, pull request),
 a maintainer's link or removal (source=manual) always wins over parsing, and a parsed link whose
-keyword left the pull request's text is deleted. Commit messages are not stored by triage, so
-only the title and body are read.
+keyword left the pull request's text is deleted. The text is the title, the body and the
+commit messages (triage stores them for merged pull requests). A new or changed fix asks
+kernels_ci to re-verify the issue's reproducer (on commit).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from releases.linking import closing_references, resolve_repository
 from releases.models import FixLink, ReleaseSeries
 from releases.services.backports import backports_after_links
 from releases.services.series import series_for_repository
+from releases.services.verification import verification_enqueue
 from triage.models import Issue
 from triage.selectors import issue_list
 
@@ -78,7 +80,8 @@ def _targets(pull_request: Issue) -> tuple[dict[int, str], list[str]]:
     """{issue id: keyword} of the issues the merged pull request closes, and unknown refs."""
     if not pull_request.merged:
         return {}, []
-    references = closing_references(pull_request.title, pull_request.body)
+    messages = [m for m in pull_request.commit_messages or [] if isinstance(m, str)]
+    references = closing_references(pull_request.title, pull_request.body, *messages)
     own = pull_request.repository.full_name
     found: dict[int, str] = {}
     unresolved = []
@@ -117,6 +120,7 @@ def fix_links_sync(*, pull_request: Issue) -> LinkResult:
     chain = _chain_fields(pull_request, series)
     now = timezone.now()
     existing = {link.issue_id: link for link in FixLink.objects.filter(pull_request=pull_request)}
+    changed_issues = []
     for issue_id, link in existing.items():
         if link.source == FixLink.Source.PARSED and issue_id not in targets:
             link.delete()
@@ -129,6 +133,8 @@ def fix_links_sync(*, pull_request: Issue) -> LinkResult:
             link.updated_at = now
             link.save()
             result.updated += 1
+            if not link.removed:
+                changed_issues.append(issue_id)
         else:
             result.unchanged += 1
     for issue_id, keyword in targets.items():
@@ -144,8 +150,13 @@ def fix_links_sync(*, pull_request: Issue) -> LinkResult:
             **chain,
         )
         result.created += 1
+        changed_issues.append(issue_id)
     if result.created or result.updated:
         backports_after_links(pull_request=pull_request)
+    if pull_request.merged:
+        verification_enqueue(
+            issue_ids=changed_issues, reason=f"fix {pull_request.reference} linked"
+        )
     return result
 
 
@@ -176,12 +187,18 @@ def fix_link_add(*, issue: Issue, pull_request: Issue, user) -> FixLink:
         },
     )
     backports_after_links(pull_request=pull_request)
+    if pull_request.merged:
+        verification_enqueue(
+            issue_ids=[issue.id], reason=f"fix {pull_request.reference} linked by hand"
+        )
     return link
 
 
 @transaction.atomic
 def fix_link_remove(*, issue: Issue, pull_request: Issue, user) -> FixLink:
     """A maintainer removes a link; the removal is kept so parsing never brings it back."""
+    if issue.is_pull_request or not pull_request.is_pull_request:
+        raise FixLinkError("link an issue to a pull request")
     link, _ = FixLink.objects.update_or_create(
         issue=issue,
         pull_request=pull_request,

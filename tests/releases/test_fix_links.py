@@ -97,3 +97,87 @@ def test_the_pipeline_runs_the_task_on_the_releases_queue(make, merged_pr, setti
     assert "releases.tasks.link_fixes" in AFTER_ISSUES_CHANGED
     assert settings.CELERY_TASK_ROUTES["releases.tasks.*"] == {"queue": "releases"}
     assert link_fixes(ids=[pr.id]).startswith("fix links: 1 created")
+
+
+def test_commit_messages_close_issues_too(make, merged_pr):
+    fixed = make.issue(number=1)
+    make.issue(number=2)
+    pr = merged_pr(
+        "Squash of the work below.",
+        commit_messages=["hip: guard the NaN path\n\nFixes #1", "see #2 for the history"],
+    )
+    result = fix_links_sync(pull_request=pr)
+    assert result.created == 1
+    assert list(FixLink.objects.values_list("issue_id", "keyword")) == [(fixed.id, "fixes")]
+
+
+def test_a_commit_message_that_only_mentions_links_nothing(make, merged_pr):
+    make.issue(number=1)
+    pr = merged_pr("Refactor", commit_messages=["LOL #1", "Part of #1"])
+    assert fix_links_sync(pull_request=pr).created == 0
+
+
+def _reproduced_case(issue):
+    from kernels_ci.models import ReproCase, ReproRun
+
+    case = ReproCase.objects.create(
+        issue=issue,
+        script="import triton\nprint('boom')\n",
+        sha256="a" * 64,
+        approved_sha256="a" * 64,
+        language="python",
+        uses_triton=True,
+        backend="triton-interpreter",
+    )
+    ReproRun.objects.create(
+        case=case,
+        arch="cpu",
+        backend="triton-interpreter",
+        attempt=1,
+        queue="repro.cpu",
+        script_sha256="a" * 64,
+        status="done",
+        outcome="reproduced",
+        finished_at=MERGED,
+    )
+    return case
+
+
+def test_a_new_fix_asks_kernels_ci_to_verify_on_commit(
+    make, merged_pr, django_capture_on_commit_callbacks
+):
+    issue = make.issue(number=1)
+    case = _reproduced_case(issue)
+    pr = merged_pr("Fixes #1")
+    with django_capture_on_commit_callbacks() as callbacks:
+        fix_links_sync(pull_request=pr)
+    assert not case.runs.filter(purpose="verify").exists()  # nothing before the commit
+    for callback in callbacks:
+        callback()
+    run = case.runs.get(purpose="verify")
+    assert (run.arch, run.backend, run.status) == ("cpu", "triton-interpreter", "queued")
+
+
+def test_replaying_the_sync_asks_for_no_new_verification(
+    make, merged_pr, django_capture_on_commit_callbacks
+):
+    issue = make.issue(number=1)
+    _reproduced_case(issue)
+    pr = merged_pr("Fixes #1")
+    fix_links_sync(pull_request=pr)
+    with django_capture_on_commit_callbacks() as callbacks:
+        fix_links_sync(pull_request=pr)
+    assert callbacks == []
+
+
+def test_a_link_by_hand_asks_for_verification(
+    make, merged_pr, user, django_capture_on_commit_callbacks
+):
+    issue = make.issue(number=1)
+    case = _reproduced_case(issue)
+    pr = merged_pr("cherry-pick", base_ref="release/rocm-rel-7.8")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        fix_link_add(issue=issue, pull_request=pr, user=user)
+    for callback in callbacks:
+        callback()
+    assert case.runs.filter(purpose="verify").count() == 1

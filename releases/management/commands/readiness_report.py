@@ -19,10 +19,26 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("version", help="train version, e.g. 7.9 or 7.9.0")
-        parser.add_argument("--format", choices=[*FORMATS, "notes"], default="md")
+        parser.add_argument(
+            "--format",
+            choices=[*FORMATS, "notes"],
+            default="md",
+            help="md, json, html, or notes (the release notes: the saved draft if there is one)",
+        )
         parser.add_argument("--output", default="", help="file to write (default: stdout)")
         parser.add_argument("--series", default="")
-        parser.add_argument("--as-of", default="", help="YYYY-MM-DD (default: today)")
+        parser.add_argument(
+            "--as-of",
+            default="",
+            help=(
+                "YYYY-MM-DD (default: today): the report as of the end of that day in the "
+                "series' time zone, replayed from timestamps: issues open and on the train then "
+                "(targets from punts and target times), fixes merged by then, backports in "
+                "their state then, punts and RC tags by then, repro verification from the runs "
+                "finished by then, the forecast at that moment. Labels, flags, triage's "
+                "predictions and milestones have no history and are as they are now."
+            ),
+        )
 
     def handle(self, *args, **options):
         try:
@@ -36,7 +52,12 @@ class Command(BaseCommand):
         except (Http404, ValueError) as exc:
             raise CommandError(str(exc)) from exc
         if options["format"] == "notes":
-            text = release_notes_markdown(report)
+            draft = selectors.notes_draft_of(series, report["train"])
+            text = (
+                draft.text
+                if draft
+                else release_notes_markdown(report, product=series.title or series.name)
+            )
         else:
             text = report_render(report, options["format"])
         if options["output"]:

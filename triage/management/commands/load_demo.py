@@ -20,12 +20,15 @@ class Command(BaseCommand):
         parser.add_argument("--no-user", action="store_true", help="create no login")
 
     def handle(self, *args, **options):
+        # The login first: the loaders give it its part in the story (the release manager who
+        # approves the demo backport, the maintainer who approves the demo reproducers).
+        if not options["no_user"]:
+            demo.demo_user_ensure(username=options["user"], password=options["password"])
         for dotted in settings.DEMO_LOADERS:
             report = import_string(dotted)()
             summary = report.summary() if hasattr(report, "summary") else str(report)
             self.stdout.write(f"{dotted.rsplit('.', 2)[0]}: {summary}")
         if not options["no_user"]:
-            demo.demo_user_ensure(username=options["user"], password=options["password"])
             self.stdout.write(
                 self.style.SUCCESS(
                     f"Demo login: user {options['user']!r}, password {options['password']!r}"
