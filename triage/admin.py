@@ -10,6 +10,7 @@ from triage.models import (
     Comment,
     Issue,
     Label,
+    LabelWriteback,
     Person,
     Post,
     PostIssueLink,
@@ -33,7 +34,14 @@ class TriageAdmin(admin.ModelAdmin):
 class RepositoryForm(forms.ModelForm):
     class Meta:
         model = Repository
-        fields = ["full_name", "tracked", "description", "default_branch", "private"]
+        fields = [
+            "full_name",
+            "tracked",
+            "label_writeback",
+            "description",
+            "default_branch",
+            "private",
+        ]
 
     def clean_full_name(self):
         full_name = self.cleaned_data["full_name"].strip()
@@ -50,8 +58,9 @@ class RepositoryForm(forms.ModelForm):
 @admin.register(Repository)
 class RepositoryAdmin(TriageAdmin):
     form = RepositoryForm
-    list_display = ["full_name", "tracked", "private", "default_branch", "added_at"]
-    list_filter = ["tracked", "private"]
+    list_display = ["full_name", "tracked", "label_writeback", "private", "default_branch"]
+    list_display += ["added_at"]
+    list_filter = ["tracked", "label_writeback", "private"]
     search_fields = ["full_name", "description"]
     readonly_fields = ["owner", "name", "github_id", "html_url", "added_at"]
 
@@ -173,6 +182,28 @@ class WebhookDeliveryAdmin(TriageAdmin):
             else f"{len(raw):,} bytes."
         )
         return format_html('<p>{}</p><pre style="white-space: pre-wrap">{}</pre>', note, text)
+
+
+@admin.register(LabelWriteback)
+class LabelWritebackAdmin(TriageAdmin):
+    """The audit log of label write-back: read-only, written only by the service."""
+
+    list_display = ["created_at", "issue", "label", "status", "model_name", "model_version"]
+    list_display += ["confidence", "actor"]
+    list_filter = ["status", "model_name", "issue__repository"]
+    list_select_related = ["issue__repository", "actor"]
+    search_fields = ["label", "detail", "issue__repository__full_name", "=issue__number"]
+    date_hierarchy = "created_at"
+    show_full_result_count = False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 # --- X -----------------------------------------------------------------------------------

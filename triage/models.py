@@ -6,8 +6,10 @@ is an upsert and replaying a sync or a delivery changes nothing.
 """
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector
 from django.db import models
-from django.db.models.functions import Lower
+from django.db.models.functions import Left, Lower
 from django.utils import timezone
 
 
@@ -92,6 +94,11 @@ class Label(models.Model):
         super().save(*args, **kwargs)
 
 
+# Full-text search of issues on Postgres (the GIN index issue_fts_idx is built on exactly this).
+# Bounded, so that a huge body can neither exceed tsvector's 1 MB nor fail the row's INSERT.
+ISSUE_SEARCH_VECTOR = SearchVector(Left("title", 1000), Left("body", 50000), config="english")
+
+
 class Issue(models.Model):
     """An issue or a pull request (GitHub's issues API lists both; a PR adds its PR fields)."""
 
@@ -141,6 +148,9 @@ class Issue(models.Model):
     commit_messages = models.JSONField(
         default=list, blank=True, help_text="messages of the PR's commits (merged PRs)"
     )
+    commits_head_sha = models.CharField(
+        max_length=64, blank=True, default="", help_text="head_sha the commit messages were read at"
+    )
 
     deleted_at = models.DateTimeField(null=True, blank=True)
     transferred_to = models.CharField(max_length=300, blank=True, default="")
@@ -158,6 +168,8 @@ class Issue(models.Model):
             models.Index(fields=["repository", "state", "-updated_at"]),
             models.Index(fields=["-updated_at"]),
             models.Index(fields=["is_pull_request", "state"]),
+            # Postgres only: migration 0007 skips it on SQLite, which searches by substring.
+            GinIndex(ISSUE_SEARCH_VECTOR, name="issue_fts_idx"),
         ]
         permissions = [
             ("triage_issue", "Can triage issues: correct predictions, duplicates, priority"),
@@ -184,6 +196,9 @@ class Comment(models.Model):
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
     deleted_at = models.DateTimeField(null=True, blank=True)
+    reactions_total = models.PositiveIntegerField(
+        default=0, help_text="GitHub reactions.total_count"
+    )
     sentiment = models.CharField(max_length=16, blank=True, default="")
     sentiment_confidence = models.FloatField(null=True, blank=True)
     sentiment_model_version = models.CharField(max_length=64, blank=True, default="")
@@ -202,6 +217,7 @@ class SyncState(models.Model):
         ISSUES = "issues"
         COMMENTS = "comments"
         PULLS = "pulls"
+        COMMITS = "commits"
 
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="sync_states")
     resource = models.CharField(max_length=16, choices=Resource.choices)
@@ -209,6 +225,12 @@ class SyncState(models.Model):
         null=True, blank=True, help_text="updated_at of the last item committed"
     )
     etag = models.CharField(max_length=255, blank=True, default="")
+    resume_page = models.PositiveIntegerField(
+        null=True, blank=True, help_text="next page of an interrupted listing (pulls)"
+    )
+    resume_watermark = models.DateTimeField(
+        null=True, blank=True, help_text="the watermark that listing sets when it completes"
+    )
     backfill_done = models.BooleanField(default=False)
     last_run_at = models.DateTimeField(null=True, blank=True)
     last_success_at = models.DateTimeField(null=True, blank=True)
@@ -317,14 +339,6 @@ class IssuePriority(models.Model):
     score = models.PositiveSmallIntegerField(default=0, db_index=True)
     parts = models.JSONField(default=list, blank=True)
     computed_at = models.DateTimeField(default=timezone.now)
-    override = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="a triager's priority (0-100); wins over the score"
-    )
-    override_reason = models.CharField(max_length=255, blank=True, default="")
-    override_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    override_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "issue priorities"
@@ -509,6 +523,14 @@ class LabelWriteback(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            # a label is applied to an issue at most once, ever (a maintainer may remove it)
+            models.UniqueConstraint(
+                fields=["issue", "label"],
+                condition=models.Q(status="applied"),
+                name="label_writeback_applied_once",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.status} {self.label!r} on {self.issue_id}"

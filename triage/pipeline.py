@@ -19,8 +19,13 @@ AFTER_ISSUES_CHANGED: list[str] = [
 ]
 AFTER_COMMENTS_CHANGED: list[str] = [
     "kernels_ci.tasks.cases_refresh",  # `/repro` comments by collaborators approve and run
+    "triage.tasks.classify_comments",  # sentiment of the comments (classify queue, batches)
 ]
 AFTER_POSTS_CHANGED: list[str] = ["triage.tasks.classify_posts"]
+# After classify_issues has stored its predictions (it calls issues_classified).
+AFTER_ISSUES_CLASSIFIED: list[str] = [
+    "triage.tasks.writeback_labels",  # repositories that opted in get the labels on GitHub
+]
 
 
 def _enqueue(task_names: list[str], ids: list[int]) -> None:
@@ -43,3 +48,7 @@ def comments_changed(issue_ids: list[int]) -> None:
 
 def posts_changed(ids: list[int]) -> None:
     _enqueue(AFTER_POSTS_CHANGED, ids)
+
+
+def issues_classified(ids: list[int]) -> None:
+    _enqueue(AFTER_ISSUES_CLASSIFIED, ids)

@@ -4,11 +4,16 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.conf import settings
+from django.contrib.postgres.search import SearchQuery
+from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from triage.models import (
+    ISSUE_SEARCH_VECTOR,
     Comment,
     Issue,
     IssuePrediction,
@@ -16,6 +21,7 @@ from triage.models import (
     Label,
     PredictionCorrection,
     Repository,
+    SavedView,
     SyncState,
     WebhookDelivery,
 )
@@ -135,11 +141,7 @@ def issue_list(
             issue_id=OuterRef("pk"), label__name_key=label.lower()
         )
         issues = issues.filter(Exists(labelled))
-    q = q.strip()
-    if q:
-        text = Q(title__icontains=q) | Q(body__icontains=q)
-        number = NUMBER_RE.match(q)
-        issues = issues.filter(text | Q(number=int(number.group(1))) if number else text)
+    issues = text_search(issues, q)
     return (
         issues.select_related("repository", "author")
         .prefetch_related(Prefetch("labels", queryset=Label.objects.order_by("name_key")))
@@ -170,15 +172,36 @@ def repository_full_names() -> list[str]:
 QUEUE_KINDS = ("bug", "feature", "question", "docs", "performance")
 
 
+def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
+    """Issues matching `q`: "123" or "#123" by number; words by full-text search on Postgres
+    (websearch syntax, English stemming, the GIN index issue_fts_idx), substrings on SQLite."""
+    q = q.strip()
+    if not q:
+        return issues
+    number = NUMBER_RE.match(q)
+    if number:
+        return issues.filter(Q(number=int(number.group(1))) | Q(title__icontains=q))
+    if connection.vendor == "postgresql":
+        query = SearchQuery(q, config="english", search_type="websearch")
+        return issues.annotate(fts=ISSUE_SEARCH_VECTOR).filter(fts=query)
+    return issues.filter(Q(title__icontains=q) | Q(body__icontains=q))
+
+
 def triage_queue(
     *,
     repo: str = "",
     component: str = "",
     architecture: str = "",
     kind: str = "",
+    severity: str = "",
     needs_triage: bool = False,
+    has_repro: bool = False,
+    q: str = "",
 ) -> QuerySet[Issue]:
-    """Open issues, highest priority first (unprioritized last), with their predictions."""
+    """Open issues, highest priority first (unprioritized last), with their predictions.
+
+    `has_repro` keeps the issues that settings.QUEUE_FILTERS["has_repro"] names (a later stage,
+    kernels_ci, says which issues have a reproducer)."""
     issues = Issue.objects.filter(
         deleted_at__isnull=True, is_pull_request=False, state=Issue.State.OPEN
     )
@@ -194,6 +217,8 @@ def triage_queue(
         issues = issues.filter(predicted("component", label__iexact=component))
     if kind:
         issues = issues.filter(predicted("kind", label=kind))
+    if severity:
+        issues = issues.filter(predicted("severity", label=severity))
     if architecture:
         issues = issues.filter(
             predicted("environment", label__regex=rf"(^| ){re.escape(architecture)}( |$)")
@@ -202,6 +227,11 @@ def triage_queue(
         issues = issues.filter(
             Exists(IssuePrediction.objects.filter(issue_id=OuterRef("pk"), needs_triage=True))
         )
+    if has_repro:
+        dotted = getattr(settings, "QUEUE_FILTERS", {}).get("has_repro")
+        if dotted:
+            issues = issues.filter(pk__in=import_string(dotted)())
+    issues = text_search(issues, q)
     return (
         issues.select_related("repository", "author", "priority")
         .prefetch_related("predictions")
@@ -232,3 +262,45 @@ def issue_predictions(*, issue: Issue) -> dict:
             PredictionCorrection.objects.filter(issue=issue).select_related("user")[:10]
         ),
     }
+
+
+def predictions_of_issues(
+    *, issue_ids: list[int], model_names: tuple[str, ...] = ()
+) -> dict[int, dict[str, IssuePrediction]]:
+    """{issue id: {model name: its stored prediction}} for many issues in one query (releases)."""
+    rows = IssuePrediction.objects.filter(issue_id__in=list(issue_ids))
+    if model_names:
+        rows = rows.filter(model_name__in=model_names)
+    found: dict[int, dict[str, IssuePrediction]] = {}
+    for prediction in rows.order_by("issue_id", "model_name"):
+        found.setdefault(prediction.issue_id, {})[prediction.model_name] = prediction
+    return found
+
+
+def issue_activity_of(*, issue_ids: list[int]) -> dict[int, dict]:
+    """{issue id: {"comment_times": [created_at, ...] oldest first, "assignees": n}} (releases'
+    forecast replays what was known at a past moment from these timestamps)."""
+    found = {i: {"comment_times": [], "assignees": 0} for i in issue_ids}
+    comments = Comment.objects.filter(issue_id__in=list(issue_ids), deleted_at__isnull=True)
+    for issue_id, created_at in comments.order_by("created_at", "id").values_list(
+        "issue_id", "created_at"
+    ):
+        found[issue_id]["comment_times"].append(created_at)
+    assigned = (
+        Issue.assignees.through.objects.filter(issue_id__in=list(issue_ids))
+        .values("issue_id")
+        .annotate(n=Count("person_id"))
+        .values_list("issue_id", "n")
+    )
+    for issue_id, n in assigned:
+        found[issue_id]["assignees"] = n
+    return found
+
+
+def triage_queue_issue(*, issue_id: int) -> Issue | None:
+    """One issue as the queue shows it (None once it left the queue: closed, deleted, a PR)."""
+    return triage_queue().filter(pk=issue_id).first()
+
+
+def saved_views(*, user, page: str) -> list[SavedView]:
+    return list(SavedView.objects.filter(user=user, page=page).order_by("name"))

@@ -6,34 +6,83 @@ import logging
 
 from celery import shared_task
 from celery.signals import beat_init
+from django.utils import timezone
 
+from triage import pipeline
 from triage.models import Repository, SavedSearch
 from triage.services import social, spikes, sync, tracking, webhooks
 from triage.sources.github import RateLimited, TransientGitHubError
-from triage.sources.x import XRateLimited, XUnavailable
+from triage.sources.x import XNotConfigured, XRateLimited, XUnavailable
 
 logger = logging.getLogger(__name__)
 
 
+# 5xx answers (after the HTTP adapter's own retries) retry the task this many times; rate limits
+# have no bound: waiting for a reset never uses up the task.
+TRANSIENT_RETRIES = 8
+
+
+def _transient_countdown(attempt: int) -> float:
+    return sync.retry_countdown(min(600, 15 * 2**attempt))
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
-def sync_repository(self, repository_id: int, full: bool = False) -> str:
+def sync_repository(
+    self, repository_id: int, full: bool = False, transient_attempts: int = 0
+) -> str:
     repository = Repository.objects.filter(pk=repository_id, tracked=True).first()
     if repository is None:
         return "not tracked"
+    limited_until = sync.rate_limited_until()  # the token's limit, shared by every repository
+    if limited_until is not None:
+        if self.request.retries and not self.request.is_eager:
+            # our own reschedule woke before the reset (countdowns stay under the broker's
+            # visibility timeout): wait again. Beat's runs meanwhile are skipped.
+            wait = (limited_until - timezone.now()).total_seconds() + 1
+            raise self.retry(countdown=sync.retry_countdown(wait))
+        return f"{repository}: rate-limited until {limited_until:%Y-%m-%d %H:%M:%S} UTC; skipped"
+    resume = {"repository_id": repository_id, "full": False}  # the watermarks keep our place
     try:
         report = sync.repository_sync(repository=repository, full=full)
-    except sync.SyncBusy as exc:
+    except (sync.SyncBusy, sync.RepositoryNotFound) as exc:
+        logger.warning("%s", exc)
         return str(exc)
     except RateLimited as exc:
         # Free the worker and come back when the limit resets; the watermark keeps our place.
-        logger.warning("%s: %s; retrying in %.0fs", repository, exc, exc.seconds_to_wait())
-        raise self.retry(exc=exc, countdown=exc.seconds_to_wait()) from exc
+        countdown = sync.retry_countdown(exc.seconds_to_wait())
+        logger.warning("%s: %s; retrying in %.0fs", repository, exc, countdown)
+        if self.request.is_eager:  # in-process tasks (no broker): the next sync resumes
+            return f"{repository}: {exc}; the next sync resumes"
+        kwargs = dict(resume, transient_attempts=transient_attempts)
+        raise self.retry(exc=exc, kwargs=kwargs, countdown=countdown) from exc
     except TransientGitHubError as exc:
-        if self.request.retries >= 8:
+        if transient_attempts >= TRANSIENT_RETRIES:
             raise
-        raise self.retry(exc=exc, countdown=min(600, 15 * 2**self.request.retries)) from exc
+        kwargs = dict(resume, transient_attempts=transient_attempts + 1)
+        countdown = _transient_countdown(transient_attempts)
+        raise self.retry(exc=exc, kwargs=kwargs, countdown=countdown) from exc
     logger.info("%s", report.summary())
     return report.summary()
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def read_pull_request_commits(self, issue_id: int, transient_attempts: int = 0) -> str:
+    """Commit messages of a PR a delivery said was merged (the webhook never calls GitHub)."""
+    try:
+        return sync.pull_request_commits_sync(issue_id=issue_id)
+    except RateLimited as exc:
+        if self.request.is_eager:  # the repository's next sync reads them
+            return f"{exc}; left to the next sync"
+        countdown = sync.retry_countdown(exc.seconds_to_wait())
+        raise self.retry(exc=exc, countdown=countdown) from exc
+    except TransientGitHubError as exc:
+        if self.request.is_eager:
+            return f"{exc}; left to the next sync"
+        if transient_attempts >= TRANSIENT_RETRIES:
+            raise
+        kwargs = {"issue_id": issue_id, "transient_attempts": transient_attempts + 1}
+        countdown = _transient_countdown(transient_attempts)
+        raise self.retry(exc=exc, kwargs=kwargs, countdown=countdown) from exc
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -54,8 +103,7 @@ def process_pending_webhook_deliveries() -> int:
 def track_configured_repositories(**kwargs) -> None:
     tracking.repositories_track_configured()
     tracking.schedules_install_defaults()
-    social.saved_searches_seed()
-    social.saved_searches_schedule()
+    social.saved_searches_install()  # seeds and schedules only with X_BEARER_TOKEN set
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
@@ -65,8 +113,8 @@ def sync_saved_search(self, search_id: int) -> str:
         return "disabled or gone"
     try:
         report = social.saved_search_sync(search=search)
-    except social.BudgetExhausted as exc:
-        return str(exc)
+    except (social.BudgetExhausted, XNotConfigured) as exc:
+        return f"{search.name}: {exc}; skipped"  # recorded on the search; nothing to retry
     except XRateLimited as exc:
         # Free the worker; come back at x-rate-limit-reset. The since_id kept our place.
         raise self.retry(exc=exc, countdown=exc.seconds_to_wait()) from exc
@@ -79,7 +127,7 @@ def sync_saved_search(self, search_id: int) -> str:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def detect_spikes() -> int:
-    found = spikes.spikes_detect()
+    found = spikes.spikes_detect(components=spikes.component_scopes())
     return sum(spikes.spike_announce(spike=spike) for spike in found)
 
 
@@ -90,7 +138,21 @@ def detect_spikes() -> int:
 def classify_issues(ids: list[int]) -> str:
     from triage.services import classification
 
-    return classification.issues_classify(ids=ids).summary()
+    summary = classification.issues_classify(ids=ids).summary()
+    pipeline.issues_classified(ids)
+    return summary
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def writeback_labels(self, ids: list[int]) -> str:
+    """The automatic label write-back after classification (opted-in repositories only)."""
+    from triage.services import writeback
+
+    report = writeback.labels_writeback(issue_ids=list(ids), origin="automatic")
+    if report.rate_limited is not None and not self.request.is_eager:
+        countdown = sync.retry_countdown(report.rate_limited.seconds_to_wait())
+        raise self.retry(exc=report.rate_limited, countdown=countdown)
+    return report.summary()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=3000, time_limit=3600)
@@ -104,7 +166,7 @@ def classify_retrain_models(force: bool = False) -> str:
 def schedule_weekly_retraining(**kwargs) -> None:
     from triage.services import classification_schedule
 
-    classification_schedule.retraining_schedule_install()
+    classification_schedule.schedules_install()  # weekly retraining, hourly priorities
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
@@ -112,3 +174,26 @@ def classify_posts(ids: list[int]) -> str:
     from triage.services import post_understanding
 
     return post_understanding.posts_understand(ids=ids).summary()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def classify_comments(ids: list[int]) -> str:
+    """Sentiment of the comments of these issues (AFTER_COMMENTS_CHANGED passes issue ids)."""
+    from triage.services import classification
+
+    return classification.comments_classify(issue_ids=ids).summary()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def classify_prioritize_issues(ids: list[int]) -> int:
+    from triage.services import priority
+
+    return priority.issues_prioritize(ids=ids)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def classify_reprioritize_open() -> int:
+    """Hourly from beat: one classify_prioritize_issues task per chunk of open issues."""
+    from triage.services import priority
+
+    return priority.open_issues_reprioritize()

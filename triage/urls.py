@@ -14,6 +14,12 @@ urlpatterns = [
         name="issue-detail",
     ),
     path("triage/", views_classification.triage_queue, name="triage-queue"),
+    path("triage/views/", views_classification.saved_view_create, name="saved-view-create"),
+    path(
+        "triage/views/<int:pk>/delete/",
+        views_classification.saved_view_delete,
+        name="saved-view-delete",
+    ),
     path("models/", views_models.models_overview, name="models"),
     path("models/retrain/", views_models.models_retrain, name="models-retrain"),
     path("settings/", views_settings.settings_overview, name="settings"),

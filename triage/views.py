@@ -5,6 +5,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from triage import selectors
 from triage.panels import issue_panels, page_panels
@@ -51,6 +52,7 @@ class IssueFilterForm(forms.Form):
 
 
 @login_required
+@require_safe
 def home(request):
     context = {
         "panels": page_panels("HOME_PANELS", request=request),
@@ -62,6 +64,7 @@ def home(request):
 
 
 @login_required
+@require_safe
 def issue_list(request):
     form = IssueFilterForm(request.GET or None)
     if form.is_bound:
@@ -77,6 +80,7 @@ def issue_list(request):
 
 
 @login_required
+@require_safe
 def issue_detail(request, owner: str, name: str, number: int):
     issue = selectors.issue_detail(owner=owner, name=name, number=number)
     panels = issue_panels(issue=issue, request=request)

@@ -1,14 +1,25 @@
-"""The triage queue and triagers' decisions on predictions: thin views."""
+"""The triage queue and triagers' decisions on predictions: thin views.
+
+A decision (accept or correct a prediction, confirm a duplicate, override the priority with
+model name "priority") needs triage.triage_issue. From htmx (HX-Request) the answer is the
+issue page's updated classification panel; otherwise a redirect to the issue page."""
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
+from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.urls import reverse
+from django.utils.module_loading import import_string
+from django.views.decorators.http import require_POST, require_safe
 
+from classifiers.severity import LABELS as SEVERITY_LABELS
 from triage import selectors
-from triage.services import classification
+from triage.panels_classification import classification_panel
+from triage.permissions import TRIAGE
+from triage.services import classification, priority, saved_views
 
 QUEUE_PER_PAGE = 50
 
@@ -20,10 +31,18 @@ class QueueFilterForm(forms.Form):
     kind = forms.ChoiceField(
         required=False, choices=[("", "Any kind")] + [(k, k) for k in selectors.QUEUE_KINDS]
     )
+    severity = forms.ChoiceField(
+        required=False, choices=[("", "Any severity")] + [(s, s) for s in SEVERITY_LABELS]
+    )
     needs_triage = forms.BooleanField(required=False, label="Needs triage")
+    has_repro = forms.BooleanField(required=False, label="Has a reproducer")
+    q = forms.CharField(required=False, max_length=200, label="Search")
+
+    FIELDS = ("repo", "component", "architecture", "kind", "severity", "needs_triage", "has_repro")
 
     def filters(self) -> dict:
-        data = {"repo": "", "component": "", "architecture": "", "kind": "", "needs_triage": False}
+        data = {name: "" for name in (*self.FIELDS, "q")}
+        data.update(needs_triage=False, has_repro=False)
         data.update(getattr(self, "cleaned_data", {}))
         return data
 
@@ -32,26 +51,116 @@ class DecisionForm(forms.Form):
     label = forms.CharField(max_length=255)
 
 
-@login_required
+class SavedViewForm(forms.Form):
+    name = forms.CharField(max_length=100, label="Save this view as")
+
+
+def _queue_query(request) -> str:
+    """The queue's filters as a query string (page left out), for links and saved views."""
+    params = request.GET.copy()
+    params.pop("page", None)
+    return params.urlencode()
+
+
+@require_safe
 def triage_queue(request):
     form = QueueFilterForm(request.GET or None)
     if form.is_bound:
         form.is_valid()
     issues = selectors.triage_queue(**form.filters())
     page = Paginator(issues, QUEUE_PER_PAGE).get_page(request.GET.get("page"))
-    for issue in page.object_list:
-        issue.predicted = {p.model_name: p for p in issue.predictions.all()}
+    rows = queue_rows(list(page.object_list), request=request)
     context = {
         "form": form,
         "page": page,
+        "rows": rows,
         "choices": selectors.triage_filter_choices(),
         "kinds": selectors.QUEUE_KINDS,
+        "severities": SEVERITY_LABELS,
+        "saved_views": selectors.saved_views(user=request.user, page="triage-queue"),
+        "saved_view_form": SavedViewForm(),
+        "query": _queue_query(request),
     }
     return render(request, "triage/triage_queue.html", context)
 
 
+def queue_rows(issues: list, *, request) -> list[dict]:
+    """One row per issue: its predictions by model, its top duplicate and the later stages'
+    cells (settings.QUEUE_ROW_CELLS), in a fixed number of queries whatever the page size."""
+    extras = cells_of_rows(issue_ids=[i.id for i in issues], request=request)
+    rows = []
+    for issue in issues:
+        predicted = {p.model_name: p for p in issue.predictions.all()}
+        duplicates = predicted.get("duplicates")
+        candidates = (duplicates.evidence or {}).get("candidates", []) if duplicates else []
+        rows.append(
+            {
+                "issue": issue,
+                "predicted": predicted,
+                "duplicate": candidates[0] if candidates else None,
+                "cells": [cells.get(issue.id) for cells in extras],
+            }
+        )
+    return rows
+
+
+def cells_of_rows(*, issue_ids: list[int], request) -> list[dict]:
+    return [
+        import_string(dotted)(issue_ids=issue_ids, request=request)
+        for dotted in settings.QUEUE_ROW_CELLS
+    ]
+
+
+def queue_row_response(request, issue):
+    issue = selectors.triage_queue_issue(issue_id=issue.id)
+    if issue is None:  # no longer in the queue (closed, say): the row goes
+        return HttpResponse("")
+    row = queue_rows([issue], request=request)[0]
+    return render(
+        request,
+        "triage/_queue_row.html",
+        {"row": row, "kinds": selectors.QUEUE_KINDS, "severities": SEVERITY_LABELS},
+    )
+
+
+@require_POST
+def saved_view_create(request):
+    form = SavedViewForm(request.POST)
+    query = request.POST.get("query", "")[:1000]
+    if form.is_valid():
+        view = saved_views.saved_view_save(
+            user=request.user, page="triage-queue", name=form.cleaned_data["name"], query=query
+        )
+        messages.success(request, f"Saved the view {view.name!r}.")
+    else:
+        messages.error(request, "Give the view a name (at most 100 characters).")
+    return redirect(f"{reverse('triage-queue')}?{query}" if query else "triage-queue")
+
+
+@require_POST
+def saved_view_delete(request, pk: int):
+    if saved_views.saved_view_delete(user=request.user, pk=pk):
+        messages.success(request, "Saved view deleted.")
+    return redirect("triage-queue")
+
+
+def _decide(*, issue, model_name: str, label: str, user) -> str:
+    """One decision; the message that says what happened."""
+    if model_name == priority.OVERRIDE_MODEL:
+        correction = priority.priority_override(issue=issue, label=label, user=user)
+        if not correction.after:
+            return "Priority override cleared."
+        return f"Priority set to {correction.after}."
+    correction = classification.prediction_correct(
+        issue=issue, model_name=model_name, label=label, user=user
+    )
+    verb = "accepted" if correction.accepted else "corrected to"
+    return f"{model_name} {verb} {correction.after}."
+
+
 @login_required
 @require_POST
+@permission_required(TRIAGE, raise_exception=True)
 def prediction_decide(request, owner: str, name: str, number: int, model_name: str):
     issue = selectors.issue_detail(owner=owner, name=name, number=number)
     form = DecisionForm(request.POST)
@@ -59,15 +168,20 @@ def prediction_decide(request, owner: str, name: str, number: int, model_name: s
         messages.error(request, "Choose a label.")
     else:
         try:
-            correction = classification.prediction_correct(
+            text = _decide(
                 issue=issue,
                 model_name=model_name,
                 label=form.cleaned_data["label"],
                 user=request.user,
             )
-        except classification.CorrectionError as exc:
+        except (classification.CorrectionError, priority.OverrideError) as exc:
             messages.error(request, str(exc))
         else:
-            verb = "accepted" if correction.accepted else "corrected to"
-            messages.success(request, f"{model_name} {verb} {correction.after}.")
+            messages.success(request, text)
+    if request.headers.get("HX-Request") and request.POST.get("partial") == "queue-row":
+        return queue_row_response(request, issue)
+    panel = classification_panel(issue=issue, request=request)
+    if request.headers.get("HX-Request") and panel is not None:
+        context = {"issue": issue, "panel": panel, "ctx": panel.context}
+        return render(request, panel.template, context)
     return redirect("issue-detail", owner=owner, name=name, number=number)

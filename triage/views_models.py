@@ -4,12 +4,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.db import transaction
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from triage import permissions, selectors_home
 from triage.models import TriageAction
 
 
+@require_safe
 def models_overview(request):
     models = [
         {**row, "history": selectors_home.model_versions(row["name"])[:10]}

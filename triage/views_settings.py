@@ -5,6 +5,7 @@ import zoneinfo
 from django import forms
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_safe
 
 from triage.models import UserPreference
 from triage.panels import page_panels
@@ -20,6 +21,7 @@ class PreferenceForm(forms.Form):
     )
 
 
+@require_safe
 def settings_overview(request):
     return render(
         request, "triage/settings.html", {"panels": page_panels("SETTINGS_PANELS", request=request)}

@@ -64,3 +64,11 @@ def test_a_bad_filter_is_reported_and_ignored(logged_in_client, queue):
 
 def test_it_needs_a_login(client):
     assert client.get("/triage/").status_code == 302
+
+
+def test_a_triagers_override_moves_an_issue_up_the_queue(logged_in_client, queue, user):
+    from triage.services import priority
+
+    low = queue[0]
+    priority.priority_override(issue=low, label="99", user=user)
+    assert titles(logged_in_client.get("/triage/"))[0] == "Low one"

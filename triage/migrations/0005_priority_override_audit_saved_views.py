@@ -51,26 +51,6 @@ class Migration(migrations.Migration):
             model_name='spike',
             name='spike_scope_hour_unique',
         ),
-        migrations.AddField(
-            model_name='issuepriority',
-            name='override',
-            field=models.PositiveSmallIntegerField(blank=True, help_text="a triager's priority (0-100); wins over the score", null=True),
-        ),
-        migrations.AddField(
-            model_name='issuepriority',
-            name='override_at',
-            field=models.DateTimeField(blank=True, null=True),
-        ),
-        migrations.AddField(
-            model_name='issuepriority',
-            name='override_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
-        ),
-        migrations.AddField(
-            model_name='issuepriority',
-            name='override_reason',
-            field=models.CharField(blank=True, default='', max_length=255),
-        ),
         migrations.AddConstraint(
             model_name='spike',
             constraint=models.UniqueConstraint(fields=('search', 'component', 'hour'), name='spike_scope_hour_unique', nulls_distinct=False),

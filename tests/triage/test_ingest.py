@@ -1,0 +1,55 @@
+"""The upserts' own rules, on payloads in GitHub's shape."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from triage.models import Issue
+from triage.services import ingest
+
+
+def item(**fields):
+    return {
+        "number": 7,
+        "id": 7007,
+        "title": "Hang",
+        "state": "open",
+        "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-02T00:00:00Z",
+        "user": {"id": 1, "login": "ada"},
+        **fields,
+    }
+
+
+def test_it_reads_timestamps_with_and_without_a_zone_as_utc():
+    expected = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    assert ingest.parse_timestamp("2026-01-02T03:04:05Z") == expected
+    assert ingest.parse_timestamp("2026-01-02T05:04:05+02:00") == expected
+    assert ingest.parse_timestamp("2026-01-02T03:04:05") == expected  # naive: GitHub means UTC
+    assert ingest.parse_timestamp(None) is None
+
+
+def test_reaction_counts_are_stored_by_content_and_kept_when_a_payload_has_none(make):
+    repository = make.repository()
+    rollup = {"url": "u", "total_count": 4, "+1": 3, "-1": 0, "heart": 1, "eyes": 0}
+    ingest.issues_upsert(repository=repository, items=[item(reactions=rollup)])
+    issue = Issue.objects.get(number=7)
+    assert (issue.reactions_total, issue.reactions) == (4, {"+1": 3, "heart": 1})
+    ingest.issues_upsert(
+        repository=repository, items=[item(updated_at="2026-01-03T00:00:00Z", title="Hang!")]
+    )
+    issue.refresh_from_db()
+    assert issue.title == "Hang!" and issue.reactions_total == 4
+
+
+def test_an_older_snapshot_never_overwrites_a_newer_one_even_with_other_reactions(make):
+    repository = make.repository()
+    ingest.issues_upsert(
+        repository=repository,
+        items=[item(updated_at="2026-01-05T00:00:00Z", title="newer")],
+        from_webhook=True,
+    )
+    stale = item(title="older", reactions={"total_count": 9, "+1": 9})
+    result = ingest.issues_upsert(repository=repository, items=[stale], from_webhook=True)
+    assert result.unchanged == 1
+    assert Issue.objects.get(number=7).title == "newer"
