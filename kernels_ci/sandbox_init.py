@@ -121,7 +121,8 @@ def prepare(cfg: dict) -> None:
     for path in cfg["keep"]:
         if os.path.exists(path):
             keep.append((path, os.open(path, os.O_PATH)))
-    for path in cfg["hide"]:
+    # /tmp too: the run gets an empty one (a worker's venv or checkout there is bound back).
+    for path in sorted({*cfg["hide"], "/tmp"}):  # noqa: S108
         if os.path.isdir(path):
             mount("sandbox-hidden", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
             for kept, fd in keep:
@@ -129,7 +130,6 @@ def prepare(cfg: dict) -> None:
                     os.makedirs(kept, 0o755, exist_ok=True)
                     bind(fd, kept)
     inner, owner = cfg["inner_dir"], cfg.get("owner")
-    mount("sandbox-tmp", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")  # noqa: S108
     os.mkdir(inner, 0o700)
     mount(
         "sandbox-dir", inner, "tmpfs", MS_NOSUID | MS_NODEV, f"size={cfg['disk_bytes']},mode=0700"

@@ -17,9 +17,12 @@
       return Object.keys(data.series).reduce(function (sum, k) { return sum + data.series[k][i]; }, 0);
     }),
   });
-  new Chart(canvas, {
+  var chart = new Chart(canvas, {
     type: "bar",
     data: { labels: data.days, datasets: datasets },
     options: { responsive: true, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true } } },
   });
+  canvas.dataset.chartDrawn = String(chart.data.datasets.reduce(function (n, d) {
+    return n + d.data.filter(function (v) { return v !== null && v !== 0; }).length;
+  }, 0));
 })();

@@ -76,6 +76,6 @@ def log_in(page, username: str, password: str) -> None:
     page.wait_for_url("**/")
 
 
-def screenshot(page, name: str) -> None:
+def screenshot(page, name: str, *, full_page: bool = False) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)

@@ -27,3 +27,11 @@ def test_loading_twice_changes_nothing():
     call_command("load_demo", stdout=out)
     assert (Issue.objects.count(), Comment.objects.count()) == counts
     assert "0 created" in out.getvalue()
+
+
+def test_it_creates_one_login_per_role():
+    call_command("load_demo", stdout=io.StringIO())
+    triager = authenticate(username="triager", password="triager")
+    assert triager.has_perm("triage.triage_issue")
+    assert not triager.has_perm("releases.approve_backport")
+    assert not authenticate(username="viewer", password="viewer").has_perm("triage.triage_issue")

@@ -75,6 +75,20 @@ def demo_user_ensure(*, username: str, password: str) -> None:
     user.save()
 
 
+# One login per role, to see the dashboard as each sees it (user and password alike).
+DEMO_ROLE_USERS = [("viewer", "viewers"), ("triager", "triagers"), ("releaser", "release managers")]
+
+
+def demo_role_users_ensure() -> None:
+    from django.contrib.auth.models import Group
+
+    for username, role in DEMO_ROLE_USERS:
+        user, _ = get_user_model().objects.get_or_create(username=username)
+        user.set_password(username)
+        user.save()
+        user.groups.set(Group.objects.filter(name=role))
+
+
 # --- X posts ---------------------------------------------------------------------------------
 
 DEMO_POSTS = DEMO_DATA.parent / "demo_posts.json.gz"

@@ -24,6 +24,7 @@ class Command(BaseCommand):
         # approves the demo backport, the maintainer who approves the demo reproducers).
         if not options["no_user"]:
             demo.demo_user_ensure(username=options["user"], password=options["password"])
+            demo.demo_role_users_ensure()
         for dotted in settings.DEMO_LOADERS:
             report = import_string(dotted)()
             summary = report.summary() if hasattr(report, "summary") else str(report)
@@ -34,3 +35,5 @@ class Command(BaseCommand):
                     f"Demo login: user {options['user']!r}, password {options['password']!r}"
                 )
             )
+            roles = ", ".join(f"{name}/{name} ({role})" for name, role in demo.DEMO_ROLE_USERS)
+            self.stdout.write(f"Logins with one role each (user/password): {roles}")
