@@ -23,6 +23,10 @@ def _test_settings(settings, tmp_path):
     }
     # Fast password hashing: every test that logs in creates a user.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # Nothing cached by one test is seen by the next.
+    from django.core.cache import cache
+
+    cache.clear()
     # Trained models go to a folder of their own per test.
     settings.CLASSIFIER_ARTIFACT_DIR = tmp_path / "models"
 
@@ -175,6 +179,14 @@ class RowMaker:
             updated_at=fields.pop("updated_at", created_at),
             **fields,
         )
+
+    def priority(self, issue, score: int, parts=()):
+        """The issue's priority as issues_prioritize stores it (the row and the queue's copy)."""
+        from triage.models import IssuePriority
+
+        Issue.objects.filter(pk=issue.pk).update(priority_score=score)
+        issue.priority_score = score
+        return IssuePriority.objects.create(issue=issue, score=score, parts=list(parts))
 
     def sync_state(self, repository, resource=SyncState.Resource.ISSUES, **fields):
         return SyncState.objects.create(repository=repository, resource=resource, **fields)

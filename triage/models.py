@@ -7,9 +7,9 @@ is an upsert and replaying a sync or a delivery changes nothing.
 
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
-from django.contrib.postgres.search import SearchVector
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.db.models.functions import Left, Lower
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 
@@ -94,9 +94,10 @@ class Label(models.Model):
         super().save(*args, **kwargs)
 
 
-# Full-text search of issues on Postgres (the GIN index issue_fts_idx is built on exactly this).
-# Bounded, so that a huge body can neither exceed tsvector's 1 MB nor fail the row's INSERT.
-ISSUE_SEARCH_VECTOR = SearchVector(Left("title", 1000), Left("body", 50000), config="english")
+class IssueManager(models.Manager):
+    def get_queryset(self):
+        # The search vector is the database's (a trigger keeps it): never loaded, never written.
+        return super().get_queryset().defer("search_vector")
 
 
 class Issue(models.Model):
@@ -123,6 +124,9 @@ class Issue(models.Model):
     labels = models.ManyToManyField(Label, blank=True, related_name="issues")
     milestone = models.CharField(max_length=255, blank=True, default="")
     comments_count = models.PositiveIntegerField(default=0)
+    priority_score = models.SmallIntegerField(
+        default=-1, help_text="IssuePriority.score of an open issue, -1 without one (the queue)"
+    )
     reactions_total = models.PositiveIntegerField(
         default=0, help_text="GitHub reactions.total_count"
     )
@@ -154,6 +158,10 @@ class Issue(models.Model):
 
     deleted_at = models.DateTimeField(null=True, blank=True)
     transferred_to = models.CharField(max_length=300, blank=True, default="")
+    # Postgres: kept by a trigger from title and body (migration 0007); unused on SQLite.
+    search_vector = SearchVectorField(null=True, blank=True, editable=False)
+
+    objects = IssueManager()
     first_seen_at = models.DateTimeField(default=timezone.now)
     last_ingested_at = models.DateTimeField(default=timezone.now)
 
@@ -168,8 +176,21 @@ class Issue(models.Model):
             models.Index(fields=["repository", "state", "-updated_at"]),
             models.Index(fields=["-updated_at"]),
             models.Index(fields=["is_pull_request", "state"]),
+            # The issue list and its counts by state (index-only on Postgres, the PR flag included).
+            models.Index(
+                fields=["state", "-updated_at"],
+                include=["is_pull_request"],
+                condition=models.Q(deleted_at__isnull=True),
+                name="issue_list_idx",
+            ),
+            # The triage queue, in its order, whatever the number of issues.
+            models.Index(
+                fields=["-priority_score", "-updated_at", "id"],
+                condition=models.Q(state="open", is_pull_request=False, deleted_at__isnull=True),
+                name="issue_queue_idx",
+            ),
             # Postgres only: migration 0007 skips it on SQLite, which searches by substring.
-            GinIndex(ISSUE_SEARCH_VECTOR, name="issue_fts_idx"),
+            GinIndex(fields=["search_vector"], name="issue_fts_idx"),
         ]
         permissions = [
             ("triage_issue", "Can triage issues: correct predictions, duplicates, priority"),
@@ -298,7 +319,14 @@ class IssuePrediction(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["issue", "model_name"], name="issue_prediction_unique")
         ]
-        indexes = [models.Index(fields=["model_name", "label"])]
+        indexes = [
+            models.Index(fields=["model_name", "label", "issue"]),
+            models.Index(
+                fields=["issue"],
+                condition=models.Q(needs_triage=True),
+                name="prediction_unsure_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.issue_id} {self.model_name}={self.label} ({self.confidence:.2f})"

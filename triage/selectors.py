@@ -5,15 +5,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.contrib.postgres.search import SearchQuery
 from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from triage.models import (
-    ISSUE_SEARCH_VECTOR,
     Comment,
     Issue,
     IssuePrediction,
@@ -144,6 +144,7 @@ def issue_list(
     issues = text_search(issues, q)
     return (
         issues.select_related("repository", "author")
+        .defer("body", "search_vector")
         .prefetch_related(Prefetch("labels", queryset=Label.objects.order_by("name_key")))
         .order_by("-updated_at", "id")
     )
@@ -183,7 +184,7 @@ def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
         return issues.filter(Q(number=int(number.group(1))) | Q(title__icontains=q))
     if connection.vendor == "postgresql":
         query = SearchQuery(q, config="english", search_type="websearch")
-        return issues.annotate(fts=ISSUE_SEARCH_VECTOR).filter(fts=query)
+        return issues.filter(search_vector=query)
     return issues.filter(Q(title__icontains=q) | Q(body__icontains=q))
 
 
@@ -213,8 +214,8 @@ def triage_queue(
             IssuePrediction.objects.filter(issue_id=OuterRef("pk"), model_name=model_name, **label)
         )
 
-    if component:
-        issues = issues.filter(predicted("component", label__iexact=component))
+    if component:  # component labels are stored lower-cased (classification._valid_label)
+        issues = issues.filter(predicted("component", label=component.lower()))
     if kind:
         issues = issues.filter(predicted("kind", label=kind))
     if severity:
@@ -234,12 +235,22 @@ def triage_queue(
     issues = text_search(issues, q)
     return (
         issues.select_related("repository", "author", "priority")
+        .defer("body", "search_vector")
         .prefetch_related("predictions")
-        .order_by(F("priority__score").desc(nulls_last=True), "-updated_at", "id")
+        .order_by("-priority_score", "-updated_at", "id")  # the index issue_queue_idx
     )
 
 
+FILTER_CHOICES_TTL_S = 300
+
+
 def triage_filter_choices() -> dict[str, list[str]]:
+    """The components and architectures the queue can filter by (as predicted so far); a
+    DISTINCT over every prediction, so cached for a few minutes."""
+    return cache.get_or_set("triage:queue-filter-choices", _filter_choices, FILTER_CHOICES_TTL_S)
+
+
+def _filter_choices() -> dict[str, list[str]]:
     def labels(model_name):
         return list(
             IssuePrediction.objects.filter(model_name=model_name)

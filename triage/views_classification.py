@@ -21,7 +21,7 @@ from triage.panels_classification import classification_panel
 from triage.permissions import TRIAGE
 from triage.services import classification, priority, saved_views
 
-QUEUE_PER_PAGE = 50
+QUEUE_PER_PAGE = 25  # each row carries its actions: a page a triager works through
 
 
 class QueueFilterForm(forms.Form):

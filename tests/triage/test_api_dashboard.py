@@ -6,7 +6,7 @@ from kernels_ci.models import ReproRun, Runner
 from kernels_ci.services.cases import case_refresh
 from tests.conftest import user_with_role
 from tests.kernels_ci.factories import issue_body
-from triage.models import IssuePrediction, IssuePriority, PredictionCorrection, SavedSearch
+from triage.models import IssuePrediction, PredictionCorrection, SavedSearch
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +20,7 @@ def api_as(django_user_model, username, role):
 
 def prioritized(make, title, score, **predictions):
     issue = make.issue(title=title, body=predictions.pop("body", ""))
-    IssuePriority.objects.create(issue=issue, score=score, parts=[])
+    make.priority(issue, score)
     for model_name, label in predictions.items():
         IssuePrediction.objects.create(
             issue=issue, model_name=model_name, label=label, confidence=0.7

@@ -1,13 +1,13 @@
 import pytest
 
-from triage.models import IssuePrediction, IssuePriority
+from triage.models import IssuePrediction
 
 pytestmark = pytest.mark.django_db
 
 
 def queued(make, title, score, **predictions):
     issue = make.issue(title=title)
-    IssuePriority.objects.create(issue=issue, score=score, parts=[])
+    make.priority(issue, score)
     for model_name, label in predictions.items():
         IssuePrediction.objects.create(
             issue=issue,

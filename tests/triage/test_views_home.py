@@ -98,7 +98,7 @@ def test_it_uses_a_fixed_number_of_queries(logged_in_client, make):
 
 
 def test_it_counts_untriaged_issues_and_shows_the_top_of_the_queue(logged_in_client, make):
-    from triage.models import IssuePrediction, IssuePriority
+    from triage.models import IssuePrediction
 
     sure = make.issue(number=1, title="sure bug")
     unsure = make.issue(number=2, title="unsure thing")
@@ -108,8 +108,8 @@ def test_it_counts_untriaged_issues_and_shows_the_top_of_the_queue(logged_in_cli
         IssuePrediction.objects.create(
             issue=issue, model_name="kind", label="bug", confidence=0.9, needs_triage=needs
         )
-    IssuePriority.objects.create(issue=unsure, score=80)
-    IssuePriority.objects.create(issue=sure, score=20)
+    make.priority(unsure, 80)
+    make.priority(sure, 20)
 
     response = logged_in_client.get(reverse("home"))
 

@@ -92,3 +92,33 @@ def test_it_never_links_a_non_http_github_url(logged_in_client, make):
     issue.save()
     content = logged_in_client.get(url(issue)).content.decode()
     assert 'href="javascript:' not in content
+
+
+def test_the_issue_page_makes_the_same_number_of_queries_however_much_it_shows(
+    logged_in_client, make
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from triage.models import IssuePrediction, Post, PostIssueLink
+
+    def queries_for(issue) -> int:
+        url = f"/issues/{issue.repository.full_name}/{issue.number}/"
+        with CaptureQueriesContext(connection) as captured:
+            assert logged_in_client.get(url).status_code == 200
+        return len(captured)
+
+    def filled(number: int, n: int):
+        issue = make.issue(number=number, labels=[f"label-{number}-{i}" for i in range(n)])
+        for i in range(n):
+            make.comment(issue, body=f"comment {i}", author=f"user{number}-{i}")
+            post = Post.objects.create(x_id=number * 100 + i, text="ROCm", created_at=make.now)
+            PostIssueLink.objects.create(
+                post=post, issue=issue, kind="suggested", status="suggested"
+            )
+        for model in ("kind", "component", "severity", "environment"):
+            IssuePrediction.objects.create(issue=issue, model_name=model, label="x", confidence=0.5)
+        make.priority(issue, 50, parts=[{"name": "kind", "points": 50, "why": "bug"}])
+        return issue
+
+    assert queries_for(filled(1, 1)) == queries_for(filled(2, 12))

@@ -279,6 +279,9 @@ def issues_prioritize(*, ids: list[int]) -> int:
     )
     open_ids = [i.id for i in issues if i.state == Issue.State.OPEN and i.deleted_at is None]
     IssuePriority.objects.filter(issue_id__in=set(ids) - set(open_ids)).delete()
+    Issue.objects.filter(pk__in=set(ids) - set(open_ids)).exclude(priority_score=-1).update(
+        priority_score=-1
+    )
     if not open_ids:
         return 0
     predictions: dict[int, dict[str, IssuePrediction]] = defaultdict(dict)
@@ -326,6 +329,11 @@ def issues_prioritize(*, ids: list[int]) -> int:
         unique_fields=["issue"],
         update_fields=["score", "parts", "computed_at"],
     )
+    # The queue orders by the issue's own copy of the score (one index serves it).
+    changed = [row.issue for row in rows if row.issue.priority_score != row.score]
+    for row in rows:
+        row.issue.priority_score = row.score
+    Issue.objects.bulk_update(changed, ["priority_score"], batch_size=500)
     return len(rows)
 
 
