@@ -160,10 +160,10 @@ class Issue(models.Model):
     transferred_to = models.CharField(max_length=300, blank=True, default="")
     # Postgres: kept by a trigger from title and body (migration 0007); unused on SQLite.
     search_vector = SearchVectorField(null=True, blank=True, editable=False)
-
-    objects = IssueManager()
     first_seen_at = models.DateTimeField(default=timezone.now)
     last_ingested_at = models.DateTimeField(default=timezone.now)
+
+    objects = IssueManager()
 
     class Meta:
         ordering = ["-updated_at"]
