@@ -354,6 +354,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # 400/401/403/404 with their bodies on every operation that does not declare its own.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.api_errors.document_error_responses",
+    ],
 }
 
 # --- Logging: never log secrets; tokens only live in the environment -------------------------

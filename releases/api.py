@@ -63,7 +63,10 @@ class TrainListView(APIView):
     @extend_schema(
         summary="List release trains",
         description="Past (up to 6), current and next (up to 6) trains of every release series.",
-        responses=TrainSerializer(many=True),
+        responses=inline_serializer(
+            "TrainList",
+            {"count": serializers.IntegerField(), "results": TrainSerializer(many=True)},
+        ),
     )
     def get(self, request):
         now = timezone.now()

@@ -4,6 +4,8 @@ A decision (accept or correct a prediction, confirm a duplicate, override the pr
 model name "priority") needs triage.triage_issue. From htmx (HX-Request) the answer is the
 issue page's updated classification panel; otherwise a redirect to the issue page."""
 
+import re
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -21,6 +23,7 @@ from triage.panels_classification import classification_panel
 from triage.permissions import TRIAGE
 from triage.services import classification, priority, saved_views
 
+PLACEHOLDERS = re.compile("OWNER|NAME|999999999|MODEL")
 QUEUE_PER_PAGE = 25  # each row carries its actions: a page a triager works through
 
 
@@ -88,8 +91,17 @@ def queue_rows(issues: list, *, request) -> list[dict]:
     """One row per issue: its predictions by model, its top duplicate and the later stages'
     cells (settings.QUEUE_ROW_CELLS), in a fixed number of queries whatever the page size."""
     extras = cells_of_rows(issue_ids=[i.id for i in issues], request=request)
+    # One reverse() per page, not five per row: the row's URLs differ only in their parts.
+    decide = reverse("prediction-decide", args=["OWNER", "NAME", 999999999, "MODEL"])
+    detail = reverse("issue-detail", args=["OWNER", "NAME", 999999999])
     rows = []
     for issue in issues:
+        repo, number = issue.repository, str(issue.number)
+
+        def url_of(template: str, model: str = "", repo=repo, number=number) -> str:
+            values = {"OWNER": repo.owner, "NAME": repo.name, "999999999": number, "MODEL": model}
+            return PLACEHOLDERS.sub(lambda found: values[found.group()], template)  # all at once
+
         predicted = {p.model_name: p for p in issue.predictions.all()}
         duplicates = predicted.get("duplicates")
         candidates = (duplicates.evidence or {}).get("candidates", []) if duplicates else []
@@ -99,6 +111,11 @@ def queue_rows(issues: list, *, request) -> list[dict]:
                 "predicted": predicted,
                 "duplicate": candidates[0] if candidates else None,
                 "cells": [cells.get(issue.id) for cells in extras],
+                "url": url_of(detail),
+                "decide": {
+                    m: url_of(decide, m)
+                    for m in ("kind", "component", "severity", "priority", "duplicates")
+                },
             }
         )
     return rows
