@@ -33,15 +33,18 @@ CONTRAST = """() => {
                      : Math.pow((v + 0.055) / 1.055, 2.4); })
                     .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0); }
   function bg(el) { while (el) { const c = getComputedStyle(el).backgroundColor;
-      if (!c.startsWith('rgba(0, 0, 0, 0)') && c !== 'transparent') return c; el = el.parentElement; }
+      if (!c.startsWith('rgba(0, 0, 0, 0)') && c !== 'transparent') return c;
+      el = el.parentElement; }
     return 'rgb(255, 255, 255)'; }
   const low = [];
   for (const el of document.querySelectorAll('main *')) {
-    if (!el.childNodes.length || !Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    const ownText = n => n.nodeType === 3 && n.textContent.trim();
+    if (!el.childNodes.length || !Array.from(el.childNodes).some(ownText)) continue;
     if (el.offsetParent === null) continue;
     const a = lum(rgb(getComputedStyle(el).color)), b = lum(rgb(bg(el)));
     const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-    if (ratio < 4.5) low.push(el.tagName + ' ' + ratio.toFixed(2) + ' ' + el.textContent.trim().slice(0, 40));
+    const what = el.tagName + ' ' + ratio.toFixed(2) + ' ' + el.textContent.trim().slice(0, 40);
+    if (ratio < 4.5) low.push(what);
   }
   return low;
 }"""
