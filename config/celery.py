@@ -3,9 +3,20 @@
 import os
 
 from celery import Celery
+from celery.signals import after_setup_logger, after_setup_task_logger
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("rocm_triage")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@after_setup_logger.connect
+@after_setup_task_logger.connect
+def redact_secrets_in_worker_logs(logger, **kwargs):
+    """A worker logs through handlers of its own, not Django's console handler: redact there."""
+    from config.log_filters import RedactSecrets
+
+    for handler in logger.handlers:
+        handler.addFilter(RedactSecrets())

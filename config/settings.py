@@ -146,11 +146,19 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 if not DEBUG:
+    # Production: HTTPS only (`manage.py check --deploy --fail-level WARNING` passes). Behind a
+    # TLS-terminating proxy that sets X-Forwarded-Proto the redirect and HSTS work as they are;
+    # SECURE_SSL_REDIRECT=0 where the proxy redirects itself, or for plain http on loopback.
     SESSION_COOKIE_HTTPONLY = True
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain http
+    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 
 # GitHub sends deliveries up to 25 MB; the webhook view enforces that limit itself.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 26 * 1024 * 1024
@@ -193,11 +201,29 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
-# Redis redelivers an unacknowledged task after this; a rate-limited sync waits up to an hour for
-# GitHub's reset, and its countdowns stay under 90% of this (triage/services/sync.py).
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 7200}
+# Redis redelivers an unacknowledged task after this: also how long the task of a worker killed
+# mid-task (SIGKILL, the OOM killer) waits before another worker runs it. A rate-limited sync
+# waits up to an hour for GitHub's reset, and its countdowns stay under 90% of this
+# (triage/services/sync.py). Every worker looks for expired tasks a quarter of it apart (<= 10 s).
+TASK_VISIBILITY_TIMEOUT_S = int(os.environ.get("TASK_VISIBILITY_TIMEOUT_S", "7200"))
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": TASK_VISIBILITY_TIMEOUT_S,
+    "unacked_restore_interval": max(1, min(10, TASK_VISIBILITY_TIMEOUT_S // 4)),
+    "unacked_restore_throttle": 1,
+}
+# A send (a pipeline step after a sync's page, a retry) waits through a broker restart of up to
+# about 15 s before it fails; the webhook view waits less (its sweep picks up what it misses).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 20,
+    "interval_start": 0,
+    "interval_step": 0.25,
+    "interval_max": 0.75,
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# One beat sends at a time (config/beat_scheduler.py): it holds a lease in Redis, renewed every
+# tick; a standby beat takes over BEAT_LEASE_S after the leader stops renewing.
+CELERY_BEAT_SCHEDULER = "config.beat_scheduler:LeaderDatabaseScheduler"
+BEAT_LEASE_S = float(os.environ.get("BEAT_LEASE_S", "30"))
 CELERY_TIMEZONE = TIME_ZONE
 
 # --- GitHub --------------------------------------------------------------------------------
@@ -354,7 +380,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # 400/401/403/404 with their bodies on every operation that does not declare its own.
+    # 400/401/403/404/414 on every operation that does not declare its own.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.api_errors.document_error_responses",
@@ -362,6 +388,16 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Logging: never log secrets; tokens only live in the environment -------------------------
+# The DEBUG error page and error e-mails with every secret redacted (DATABASE_URL's password too).
+DEFAULT_EXCEPTION_REPORTER = "config.error_views.SecretsHiddenExceptionReporter"
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+
+
+def _client_log_level(quiet: str) -> str:
+    """The HTTP clients' loggers: quiet, unless LOG_LEVEL=DEBUG asks for everything (redacted)."""
+    return "DEBUG" if LOG_LEVEL == "DEBUG" else quiet
+
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -374,12 +410,12 @@ LOGGING = {
             "filters": ["redact_secrets"],
         }
     },
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         # PyGithub and tweepy log request headers (the token among them) at DEBUG.
-        "github": {"level": "WARNING", "filters": ["redact_secrets"]},
-        "tweepy": {"level": "INFO", "filters": ["redact_secrets"]},
-        "tweepy.client": {"level": "INFO", "filters": ["redact_secrets"]},
-        "urllib3": {"level": "WARNING", "filters": ["redact_secrets"]},
+        "github": {"level": _client_log_level("WARNING"), "filters": ["redact_secrets"]},
+        "tweepy": {"level": _client_log_level("INFO"), "filters": ["redact_secrets"]},
+        "tweepy.client": {"level": _client_log_level("INFO"), "filters": ["redact_secrets"]},
+        "urllib3": {"level": _client_log_level("WARNING"), "filters": ["redact_secrets"]},
     },
 }

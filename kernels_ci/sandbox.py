@@ -10,7 +10,8 @@ kernels_ci/sandbox_init.py as the namespace's PID 1, and so:
   ends or times out the namespace's init dies and the kernel kills every process left in it,
   `setsid` or double-forked ones included;
 - its own mount namespace: a tmpfs hides the project directory, the var directory (database,
-  models), the worker's home and settings.KERNELS_CI_SANDBOX_HIDE; only the Python installation is
+  models), the model artifacts and an SQLite database wherever they are, /run (the services' Unix
+  sockets), the worker's home and settings.KERNELS_CI_SANDBOX_HIDE; only the Python installation is
   bound back, read-only. Everything is read-only except its private directory (a tmpfs of
   Limits.disk_bytes holding its files, also HOME and TMPDIR) and a private /dev/shm;
 - an unprivileged user with no capabilities: a root worker runs it as KERNELS_CI_SANDBOX_UID
@@ -38,6 +39,7 @@ stdout and stderr go to files and come back truncated to a bound (head and tail)
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import json
 import os
@@ -111,7 +113,7 @@ class SandboxResult:
     duration_s: float = 0.0
     isolation: str = ""
     files: dict[str, str] = field(default_factory=dict)
-    limit: str = ""  # a sandbox limit that stopped it: processes | memory | file size | ""
+    limit: str = ""  # a sandbox limit that stopped it: processes | memory | file size | disk | ""
     nonce: str = ""
 
     @property
@@ -178,7 +180,11 @@ class Cgroup:
             seen.add(path)
             (path / "cgroup.procs").write_text(str(os.getpid()))
 
-    def limit_hit(self) -> str:
+    def limit_hit(self, *, timed_out: bool = False) -> str:
+        """The cgroup limit that stopped the run, if one did. A run that reached memory.max and
+        then timed out was thrashing at its ceiling (without swap the kernel reclaims the page
+        cache of its own libraries again and again, before the OOM killer acts): the memory
+        limit stopped it, not a hang of its own."""
         try:
             pids = self.dirs.get("pids")
             if pids is not None and _event(pids / "pids.events", "max"):
@@ -186,7 +192,8 @@ class Cgroup:
             memory = self.dirs.get("memory")
             if memory is not None:
                 if (memory / "memory.events").exists():
-                    if _event(memory / "memory.events", "oom_kill"):
+                    events = memory / "memory.events"
+                    if _event(events, "oom_kill") or (timed_out and _event(events, "max")):
                         return "memory"
                 elif int((memory / "memory.failcnt").read_text() or 0):
                     return "memory"
@@ -252,9 +259,23 @@ def _mode() -> str:
     return "root" if os.geteuid() == 0 else "userns"
 
 
+def _service_data_paths() -> list[str]:
+    """Where the service keeps data outside VAR_DIR: the model artifacts and an SQLite file."""
+    paths = [str(settings.CLASSIFIER_ARTIFACT_DIR)]
+    url = getattr(settings, "DATABASE_URL", "") or ""
+    if url.startswith("sqlite:///"):
+        paths.append(os.path.dirname(url.removeprefix("sqlite://")))
+    return paths
+
+
 def _hidden_paths() -> list[str]:
     home = os.path.expanduser("~")
     paths = [str(settings.BASE_DIR), str(settings.VAR_DIR), home, *settings.KERNELS_CI_SANDBOX_HIDE]
+    paths += _service_data_paths()
+    # The Unix sockets of the machine's services (Postgres, Redis, Docker, D-Bus): an empty
+    # network namespace does not stop a connect() to a socket file, and Postgres may trust any
+    # local connection.
+    paths += ["/run", "/var/run"]
     result = []
     for path in paths:
         real = os.path.realpath(path)
@@ -326,8 +347,24 @@ def isolation_summary() -> str:
 # --- running ----------------------------------------------------------------------------------
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_the_worker(parent: int) -> None:
+    """In the child: SIGKILL when the worker that started it dies (also by SIGKILL), so no run
+    outlives its worker; with `unshare --kill-child` the whole namespace goes with it. A task
+    redelivered to another worker then never runs beside the remains of the first attempt."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the worker died before the request was in place
+        os._exit(1)
+
+
 def _limit(limits: Limits, cgroup: Cgroup | None):
+    parent = os.getpid()
+
     def apply() -> None:
+        _die_with_the_worker(parent)
         if cgroup is not None:
             cgroup.attach()
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
@@ -489,6 +526,8 @@ def _finish(
         limit = "file size"
     if not limit and ("MemoryError" in tail or "can't allocate memory" in tail):
         limit = "memory"
+    if not limit and "No space left on device" in tail:  # its private tmpfs (disk_bytes) is full
+        limit = "disk"
     return SandboxResult(
         returncode=code,
         signal_name=signal_name,
@@ -554,7 +593,7 @@ def _run_confined(argv, *, files, limits, env, collect, on_timeout, python_guard
                 process.stdin.close()
             timed_out = _wait(process, limits, True, on_timeout)
         report = _status(status_path)
-        limit = report.get("limit") or (cgroup.limit_hit() if cgroup else "")
+        limit = report.get("limit") or (cgroup.limit_hit(timed_out=timed_out) if cgroup else "")
         if "exit" not in report and not timed_out and limit != "memory":
             said = _read_bounded(err_path, 2000)[0].strip().splitlines()
             raise SandboxUnavailable(

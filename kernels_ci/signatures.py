@@ -52,7 +52,7 @@ HIP_ERROR_RE = re.compile(
     r"^(?:(?P<file>[^\s:]+):\d+:\d+: )?(?:fatal )?error: (?P<msg>.+)$|^\d+ errors? generated\.?$",
     re.M,
 )
-SANDBOX_LIMITS = {"processes", "file size"}  # a reproducer that needs more cannot run here
+SANDBOX_LIMITS = {"processes", "file size", "disk"}  # a reproducer that needs more cannot run here
 WRONG_RESULT_WORDS = ("not close", "Mismatched elements", "mismatch", "wrong result")
 
 
@@ -155,6 +155,9 @@ def observe(result: SandboxResult, *, script: str = "repro.py") -> Observation:
             return Observation(
                 "infra", signature=f"infra: {normalize_message(message)}", message=message, **base
             )
+    if result.timed_out and result.limit == "memory":  # at its memory ceiling until the timeout
+        message = "stopped by the sandbox: at its memory limit until the timeout"
+        return Observation("invalid", signature="sandbox limit: memory", message=message, **base)
     if result.timed_out:
         return Observation("hang", signature="timeout", message="wall-clock timeout", **base)
     if result.limit in SANDBOX_LIMITS:

@@ -5,9 +5,12 @@ then SIGKILL) when the block ends; `kill()` sends SIGKILL at once, as a crash wo
 file whose tail is shown when a process fails to start.
 
 - RedisServer: a private redis-server on its own port, which a test may restart freely (the
-  machine's Redis at 6379 is shared).
+  machine's Redis at 6379 is shared); `persistent=True` keeps an append-only file, as a
+  production broker does.
 - CeleryWorker / CeleryBeat: `celery -A config worker|beat` with the given environment.
 - Gunicorn: the web service (`config.wsgi`) on a free port.
+
+`start_all(a, b, ...)` starts several at once, so their start-ups overlap.
 """
 
 from __future__ import annotations
@@ -69,11 +72,22 @@ class _Process:
     def ready(self) -> bool:
         raise NotImplementedError
 
-    def start(self, *, timeout: float = 60.0):
+    new_session = False
+
+    def launch(self):
+        """Start the process without waiting for it to answer (see start_all)."""
         with open(self.log, "ab") as out:
             self.process = subprocess.Popen(
-                self.command(), cwd=ROOT, env=self.env(), stdout=out, stderr=out
+                self.command(),
+                cwd=ROOT,
+                env=self.env(),
+                stdout=out,
+                stderr=out,
+                start_new_session=self.new_session,
             )
+        return self
+
+    def wait_ready(self, *, timeout: float = 60.0):
         deadline = time.monotonic() + timeout
         while not self.ready():
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -81,6 +95,9 @@ class _Process:
                 pytest.fail(f"{self.name} did not start:\n{self.log_tail()}")
             time.sleep(0.1)
         return self
+
+    def start(self, *, timeout: float = 60.0):
+        return self.launch().wait_ready(timeout=timeout)
 
     def log_tail(self, size: int = 4000) -> str:
         return self.log.read_text(errors="replace")[-size:] if self.log.exists() else ""
@@ -114,42 +131,42 @@ class _Process:
         return False
 
 
+def start_all(*processes, timeout: float = 90.0):
+    """Start several processes at once and wait until each answers (start-up overlaps)."""
+    for process in processes:
+        process.launch()
+    for process in processes:
+        process.wait_ready(timeout=timeout)
+    return processes
+
+
 class _GroupLeader(_Process):
     """Started in its own process group, so kill() takes its children along."""
 
-    def start(self, *, timeout: float = 60.0):
-        with open(self.log, "ab") as out:
-            self.process = subprocess.Popen(
-                self.command(),
-                cwd=ROOT,
-                env=self.env(),
-                stdout=out,
-                stderr=out,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + timeout
-        while not self.ready():
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.kill()
-                pytest.fail(f"{self.name} did not start:\n{self.log_tail()}")
-            time.sleep(0.1)
-        return self
+    new_session = True
 
 
 class RedisServer(_GroupLeader):
     name = "redis"
 
-    def __init__(self, log_dir: Path, port: int | None = None):
+    def __init__(self, log_dir: Path, port: int | None = None, *, persistent: bool = False):
         super().__init__(log_dir)
         self.port = port or free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        # persistent: an append-only file synced on every write, as a production broker keeps
+        # it; what was queued (or taken but not acknowledged) survives a restart, even a kill.
+        self.data_dir = Path(log_dir) / f"redis-{self.port}" if persistent else None
 
     def command(self) -> list[str]:
         server = shutil.which("redis-server")
         if not server:
             pytest.fail("redis-server is not installed (apt-get install redis-server)")
-        return [server, "--bind", "127.0.0.1", "--port", str(self.port), "--save", ""]
-        # (no --daemonize: the test owns the process)
+        command = [server, "--bind", "127.0.0.1", "--port", str(self.port), "--save", ""]
+        if self.data_dir is not None:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            command += ["--dir", str(self.data_dir), "--appendonly", "yes"]
+            command += ["--appendfsync", "always"]
+        return command  # (no --daemonize: the test owns the process)
 
     def ready(self) -> bool:
         import redis
@@ -221,7 +238,8 @@ class Gunicorn(_GroupLeader):
         self._env, self.workers = env, workers
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, **self._env}
+        # plain http on loopback: production settings would redirect every request to https
+        return {**os.environ, "SECURE_SSL_REDIRECT": "0", **self._env}
 
     def command(self) -> list[str]:
         return [

@@ -6,6 +6,7 @@ import logging
 
 from celery import shared_task
 from celery.signals import beat_init
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from triage import pipeline
@@ -85,12 +86,21 @@ def read_pull_request_commits(self, issue_id: int, transient_attempts: int = 0) 
         raise self.retry(exc=exc, kwargs=kwargs, countdown=countdown) from exc
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def process_webhook_delivery(delivery_id: int) -> str:
-    return webhooks.delivery_process(delivery_id=delivery_id)
+# ignore_result: the web process enqueues these, and a result it would wait to hear of makes an
+# enqueue with the broker down hang for a reconnect loop (20 s) instead of failing at once.
+@shared_task(
+    bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=8, ignore_result=True
+)
+def process_webhook_delivery(self, delivery_id: int) -> str:
+    try:
+        return webhooks.delivery_process(delivery_id=delivery_id)
+    except (OperationalError, InterfaceError) as exc:
+        # The database went away mid-delivery (a dropped connection, a restart): the delivery
+        # was left pending; try again on a fresh connection.
+        raise self.retry(exc=exc, countdown=min(60, 2**self.request.retries)) from exc
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def process_pending_webhook_deliveries() -> int:
     """Pick up deliveries stored while no worker ran (or whose enqueue was lost)."""
     ids = webhooks.deliveries_pending_ids()
@@ -117,7 +127,7 @@ def sync_saved_search(self, search_id: int) -> str:
         return f"{search.name}: {exc}; skipped"  # recorded on the search; nothing to retry
     except XRateLimited as exc:
         # Free the worker; come back at x-rate-limit-reset. The since_id kept our place.
-        raise self.retry(exc=exc, countdown=exc.seconds_to_wait()) from exc
+        raise self.retry(exc=exc, countdown=sync.retry_countdown(exc.seconds_to_wait())) from exc
     except XUnavailable as exc:
         if self.request.retries >= 8:
             raise

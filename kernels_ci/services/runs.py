@@ -16,6 +16,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from config import session_locks
 from kernels_ci.backends import UnknownBackend, backend_get
 from kernels_ci.backends.base import RunSpec
 from kernels_ci.models import ReproCase, ReproRun
@@ -147,10 +148,15 @@ def run_timeout_s(case: ReproCase) -> float:
     return float(case.timeout_s or settings.KERNELS_CI_RUN_TIMEOUT_S)
 
 
-def run_claim(*, run_id: int, runner_name: str = "") -> bool:
-    """The one worker whose conditional update wins runs it; a redelivery finds it taken."""
+def run_claim(*, run_id: int, runner_name: str = "", takeover: bool = False) -> bool:
+    """The one worker whose conditional update wins runs it; a redelivery finds it taken.
+
+    With `takeover` (the caller holds the run's session lock, so whoever claimed it before is
+    gone: its lock went with its connection), a run left `running` is claimed again.
+    """
+    statuses = [ReproRun.Status.QUEUED] + ([ReproRun.Status.RUNNING] if takeover else [])
     return (
-        ReproRun.objects.filter(id=run_id, status=ReproRun.Status.QUEUED).update(
+        ReproRun.objects.filter(id=run_id, status__in=statuses).update(
             status=ReproRun.Status.RUNNING, claimed_at=timezone.now(), runner_name=runner_name
         )
         == 1
@@ -180,6 +186,11 @@ def _log(run: ReproRun, executions, notes: list[str]) -> str:
             f"--- execution {number}: {obs.kind}"
             + (f" [{obs.signature}]" if obs.signature else "")
             + f" exit {obs.exit_code} in {obs.duration_s:.2f}s"
+            + (
+                f" (stopped by the sandbox's {execution.result.limit} limit)"
+                if execution.result.limit
+                else ""
+            )
             + (" (output truncated)" if execution.result.truncated else "")
         )
         output = execution.result.output.strip()
@@ -216,10 +227,26 @@ def run_execute(*, run_id: int, runner_name: str = "") -> ReproRun | None:
     """Claim the run, execute it N times in its backend's sandbox, record the outcome.
 
     Returns None when the run was already claimed (a redelivered task): nothing runs twice.
+    The run's session lock is held while it executes (config/session_locks.py): a task
+    redelivered after its worker died finds the lock free and takes the run over; one that
+    finds it held leaves the run to the live worker that holds it.
     """
-    if not run_claim(run_id=run_id, runner_name=runner_name):
+    with session_locks.held("repro-run", run_id) as lock:
+        if lock is False:
+            logger.info("repro run %s is being run by a live worker: nothing to do", run_id)
+            return None
+        return _run_execute(run_id=run_id, runner_name=runner_name, takeover=bool(lock))
+
+
+def _run_execute(*, run_id: int, runner_name: str, takeover: bool) -> ReproRun | None:
+    before = ReproRun.objects.filter(id=run_id).values_list("status", "runner_name").first()
+    if not run_claim(run_id=run_id, runner_name=runner_name, takeover=takeover):
         logger.info("repro run %s already claimed or finished: nothing to do", run_id)
         return None
+    taken_over = []
+    if before and before[0] == ReproRun.Status.RUNNING:
+        taken_over = [f"taken over from {before[1] or 'a runner'}, lost while running it"]
+        logger.warning("repro run %s %s", run_id, taken_over[0])
     run = ReproRun.objects.select_related("case").get(id=run_id)
     case = run.case
     if not case.is_approved or run.script_sha256 != case.approved_sha256:
@@ -240,7 +267,7 @@ def run_execute(*, run_id: int, runner_name: str = "") -> ReproRun | None:
     )
     executions = [module.execute(spec) for _ in range(run.runs_requested)]
     verdict = classify([e.observation for e in executions], reported=case.symptom)
-    notes = sorted({e.note for e in executions if e.note})
+    notes = taken_over + sorted({e.note for e in executions if e.note})
     assembly = next((e.assembly for e in executions if e.assembly), "")
     run = run_finish(
         run=run,
@@ -285,7 +312,10 @@ def runs_mark_lost(*, grace_s: float = 300) -> int:
             )[1]
         if claimed_at + timedelta(seconds=limit + grace_s) > now:
             continue
-        lost += ReproRun.objects.filter(id=run_id, status=ReproRun.Status.RUNNING).update(
+        # claimed_at too: a run taken over meanwhile (claimed again, by a live worker) is not lost
+        lost += ReproRun.objects.filter(
+            id=run_id, status=ReproRun.Status.RUNNING, claimed_at=claimed_at
+        ).update(
             status=ReproRun.Status.DONE,
             outcome=ReproRun.Outcome.INFRA_ERROR,
             detail=f"the runner was lost while running it (no result {limit + grace_s:.0f} s "

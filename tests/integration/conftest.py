@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "integration-token"
 
 
-def _missing_services() -> str:
+def missing_services() -> str:
     problems = []
     if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         problems.append("DATABASE_URL is not a postgres:// URL")
@@ -40,14 +40,18 @@ def _missing_services() -> str:
     return "; ".join(problems)
 
 
-@pytest.fixture(scope="session")
-def real_services():
-    problem = _missing_services()
+def skip_or_fail(problem: str, what: str) -> None:
+    """Skip on a developer's machine, fail in CI (CI=true), where `problem` is not empty."""
     if problem:
-        message = f"integration tests need Postgres and Redis ({problem}); see README"
+        message = f"{what} need Postgres and Redis ({problem}); see README"
         if os.environ.get("CI"):
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def real_services():
+    skip_or_fail(missing_services(), "integration tests")
 
 
 @pytest.fixture(scope="session")

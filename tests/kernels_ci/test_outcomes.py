@@ -81,3 +81,9 @@ def test_only_a_marker_with_the_runs_nonce_means_infra():
     assert observe(other_nonce).kind == "crash"
     ours = SandboxResult(returncode=3, stdout="REPRO-INFRA-ab12: torch is missing\n", nonce="ab12")
     assert (observe(ours).kind, observe(ours).message) == ("infra", "torch is missing")
+
+
+def test_a_run_stopped_at_its_memory_ceiling_by_the_timeout_is_the_memory_limit_not_a_hang():
+    at_ceiling = observe(SandboxResult(returncode=-9, timed_out=True, limit="memory"))
+    assert (at_ceiling.kind, at_ceiling.signature) == ("invalid", "sandbox limit: memory")
+    assert observe(SandboxResult(returncode=-9, timed_out=True)).kind == "hang"

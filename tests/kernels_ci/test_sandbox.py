@@ -69,6 +69,17 @@ def test_a_huge_file_is_stopped():
     assert observe(result).kind == "invalid"
 
 
+def test_many_files_that_fill_the_private_disk_are_stopped_by_the_disk_limit():
+    code = (
+        "for n in range(64):\n"
+        "    open(f'part{n}', 'wb').write(b'x' * (8 * 1024**2))\n"
+        "print('written')"
+    )
+    result = run(code, fsize_bytes=16 * 1024**2, disk_bytes=64 * 1024**2)
+    assert "written" not in result.stdout and result.limit == "disk"
+    assert observe(result).signature == "sandbox limit: disk"
+
+
 def test_a_setsid_child_dies_with_the_run_on_timeout_and_on_exit():
     for ending in ("time.sleep(60)", "pass"):
         marker = f"{uuid.uuid4().int % 10**6}.{os.getpid()}"

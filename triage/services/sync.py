@@ -22,6 +22,11 @@ Commit messages of merged pull requests (what the release linker reads) come las
 /pulls/N/commits, once per pull request and head commit: one request per 100 commits, and only
 for merged PRs whose messages were not read at their current head_sha.
 
+One sync of a repository runs at a time: it holds a lease on the repository row and, on
+Postgres, a session lock (config/session_locks.py) that the server releases when the worker's
+connection ends. A sync redelivered after its worker was killed gets the lock, takes the lease
+over and resumes from the watermarks; one that finds the lock held leaves (SyncBusy).
+
 A repository that GitHub answers 404 for and that was never synced (a typo, or a private
 repository the token cannot read) is untracked and its schedule removed: RepositoryNotFound.
 """
@@ -39,6 +44,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from config import session_locks
 from triage import pipeline
 from triage.models import Issue, Repository, SyncState
 from triage.services import ingest, tracking
@@ -429,14 +435,17 @@ def _refresh_repository(repository: Repository, source: GitHubSource) -> None:
         ingest.repository_update_from_github(repository=repository, data=page.items)
 
 
-def _claim(repository: Repository) -> bool:
+def _claim(repository: Repository, *, lock: bool | None) -> bool:
+    """Take the repository's sync lease. `lock` is the session lock on it (None: no such locks
+    on this database): holding it, the lease of a sync whose worker died is taken over at once;
+    without session locks, only an expired lease is."""
+    if lock is False:
+        return False
     now = timezone.now()
-    claimed = (
-        Repository.objects.filter(pk=repository.pk)
-        .exclude(sync_lease_until__gt=now)
-        .update(sync_lease_until=now + SYNC_LEASE)
-    )
-    return claimed == 1
+    unexpired = Repository.objects.filter(pk=repository.pk)
+    if lock is None:
+        unexpired = unexpired.exclude(sync_lease_until__gt=now)
+    return unexpired.update(sync_lease_until=now + SYNC_LEASE) == 1
 
 
 def _release(repository: Repository) -> None:
@@ -455,8 +464,17 @@ def repository_sync(
 
     Pass `report` to add to the figures of an earlier, interrupted attempt.
     """
-    if not _claim(repository):
-        raise SyncBusy(f"{repository.full_name} is being synced by another worker")
+    # The session lock is held while the sync runs: Postgres releases it when this worker's
+    # connection ends, so a sync redelivered after its worker was killed takes over at once.
+    with session_locks.held("repository-sync", repository.pk) as lock:
+        if not _claim(repository, lock=lock):
+            raise SyncBusy(f"{repository.full_name} is being synced by another worker")
+        return _repository_sync(
+            repository=repository, full=full, source=source, progress=progress, report=report
+        )
+
+
+def _repository_sync(*, repository, full, source, progress, report) -> SyncReport:
     source = source or GitHubSource()
     report = report or SyncReport(repository=repository.full_name)
     resource = "repository"

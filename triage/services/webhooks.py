@@ -13,10 +13,18 @@ import logging
 from collections.abc import Callable
 from datetime import timedelta
 
-from django.db import DatabaseError, IntegrityError, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    transaction,
+)
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config import session_locks
 from triage.models import Issue, Repository, WebhookDelivery
 from triage.services import ingest, tracking
 
@@ -103,16 +111,27 @@ def delivery_receive(
                 raw_body=body,
             )
     except IntegrityError:
-        return WebhookDelivery.objects.get(delivery_id=delivery_id[:100]), False
+        delivery = WebhookDelivery.objects.get(delivery_id=delivery_id[:100])
+        if delivery.status == WebhookDelivery.Status.PENDING:
+            # Stored before but not processed yet, perhaps never enqueued (the first answer was
+            # a 5xx after its commit, or the broker was down): enqueue again; the claim keeps
+            # it to one run.
+            transaction.on_commit(lambda: _enqueue(delivery.pk))
+        return delivery, False
     transaction.on_commit(lambda: _enqueue(delivery.pk))
     return delivery, True
+
+
+# Sending from the web process gives up sooner than the default (settings): the row is stored,
+# and the pending sweep enqueues it once the broker is back.
+ENQUEUE_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2}
 
 
 def _enqueue(delivery_pk: int) -> None:
     from triage.tasks import process_webhook_delivery
 
     try:
-        process_webhook_delivery.delay(delivery_pk)
+        process_webhook_delivery.apply_async((delivery_pk,), retry_policy=ENQUEUE_RETRY_POLICY)
     except Exception:  # broker down: the row is stored; the pending sweep will pick it up
         logger.exception("could not enqueue webhook delivery %s; left pending", delivery_pk)
 
@@ -135,18 +154,30 @@ def deliveries_pending_ids(*, older_than: timedelta = timedelta(seconds=30)) -> 
 # --- processing ----------------------------------------------------------------------------
 
 
-def _claim(delivery_id: int) -> bool:
+def _claim(delivery_id: int, *, locked: bool) -> bool:
+    """Holding the delivery's session lock, a pending delivery is ours, whatever an earlier
+    attempt left in processing_started_at (that attempt's connection, and lock, are gone);
+    without session locks (SQLite) an earlier claim holds for CLAIM_LEASE."""
     now = timezone.now()
-    return bool(
-        WebhookDelivery.objects.filter(pk=delivery_id, status=WebhookDelivery.Status.PENDING)
-        .filter(Q(processing_started_at=None) | Q(processing_started_at__lt=now - CLAIM_LEASE))
-        .update(processing_started_at=now, attempts=F("attempts") + 1)
-    )
+    pending = WebhookDelivery.objects.filter(pk=delivery_id, status=WebhookDelivery.Status.PENDING)
+    if not locked:
+        pending = pending.filter(
+            Q(processing_started_at=None) | Q(processing_started_at__lt=now - CLAIM_LEASE)
+        )
+    return bool(pending.update(processing_started_at=now, attempts=F("attempts") + 1))
 
 
 def delivery_process(*, delivery_id: int) -> str:
-    if not _claim(delivery_id):
-        return "already claimed or done"
+    """Process a stored delivery once. On Postgres the claim goes with a session lock held while
+    it is processed (config/session_locks.py): a delivery whose worker or connection was lost
+    midway is taken again by its retry at once, and one a live worker holds is never taken."""
+    with session_locks.held("webhook-delivery", delivery_id) as lock:
+        if lock is False or not _claim(delivery_id, locked=bool(lock)):
+            return "already claimed or done"
+        return _delivery_process(delivery_id)
+
+
+def _delivery_process(delivery_id: int) -> str:
     delivery = WebhookDelivery.objects.get(pk=delivery_id)
     status, note = WebhookDelivery.Status.PROCESSED, ""
     try:
@@ -156,19 +187,39 @@ def delivery_process(*, delivery_id: int) -> str:
             if handler is None:
                 raise Ignored(f"event {delivery.event!r} is not used by this service")
             handler(payload)
+            # in the handler's transaction: its writes and "processed" commit together, so a
+            # connection lost in between leaves nothing half-done for the retry
+            WebhookDelivery.objects.filter(pk=delivery_id).update(
+                status=status, error=note, processed_at=timezone.now()
+            )
+        return status
     except Ignored as exc:
         status, note = WebhookDelivery.Status.IGNORED, str(exc)
-    except DatabaseError:
+    except (OperationalError, InterfaceError):
         # Transient (connection dropped, lock timeout): leave it pending for a retry.
-        WebhookDelivery.objects.filter(pk=delivery_id).update(processing_started_at=None)
+        _unclaim(delivery_id)
         raise
     except Exception as exc:
+        # The payload itself: a missing field, a wrong type, a number out of the database's
+        # range (DataError), a constraint it breaks (IntegrityError). A retry would fail again.
         logger.exception("webhook delivery %s failed", delivery.delivery_id)
-        status, note = WebhookDelivery.Status.FAILED, f"{type(exc).__name__}: {exc}"[:2000]
+        status = WebhookDelivery.Status.FAILED
+        note = f"could not process this {delivery.event} payload: {type(exc).__name__}: {exc}"
+        note = note[:2000]
     WebhookDelivery.objects.filter(pk=delivery_id).update(
         status=status, error=note, processed_at=timezone.now()
     )
     return status
+
+
+def _unclaim(delivery_id: int) -> None:
+    try:
+        WebhookDelivery.objects.filter(pk=delivery_id).update(processing_started_at=None)
+    except DatabaseError:
+        # the connection itself is what failed: once more on a new one (if that fails too,
+        # the claim's lease runs out and the pending sweep takes the delivery)
+        connection.close()
+        WebhookDelivery.objects.filter(pk=delivery_id).update(processing_started_at=None)
 
 
 # --- event handlers ------------------------------------------------------------------------

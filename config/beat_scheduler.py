@@ -1,0 +1,123 @@
+"""One sending beat at a time: django-celery-beat's DatabaseScheduler behind a lease in Redis.
+
+django-celery-beat keeps the schedules in the database, but every beat process keeps its own
+clock: two of them (a deploy that overlaps the old process, a standby on a second host) would
+each send every due job. This scheduler sends only while it holds the lease
+`rocm-triage:beat-leader` in Redis (REDIS_URL): taken with SET NX PX, renewed on every tick by a
+compare-and-extend script (only the holder can extend or release it), released on a clean stop.
+A beat that dies stops renewing, and after BEAT_LEASE_S a standby beat takes the lease.
+
+Each send first writes the job's last_run_at to the database, and a beat that takes the lease
+reads the whole schedule afresh, so the new leader goes on from the old one's last runs: each
+job runs once per window, also across a failover. A leader that cannot reach Redis stops sending
+until it holds the lease again.
+
+Without REDIS_URL (the embedded deployment runs no beat) it behaves like DatabaseScheduler.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import uuid
+
+import redis
+from django.conf import settings
+from django_celery_beat.schedulers import DatabaseScheduler
+
+logger = logging.getLogger(__name__)
+
+LEASE_KEY = "rocm-triage:beat-leader"
+_EXTEND = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+    return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+    return redis.call('del', KEYS[1])
+end
+return 0
+"""
+
+
+class LeaderDatabaseScheduler(DatabaseScheduler):
+    """DatabaseScheduler that sends only while it holds the beat lease."""
+
+    def __init__(self, *args, **kwargs):
+        self.lease_s = float(settings.BEAT_LEASE_S)
+        self.identity = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.leader = False
+        self._standing_by_since_start = False
+        self._redis = (
+            redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
+            if settings.REDIS_URL
+            else None
+        )
+        super().__init__(*args, **kwargs)
+
+    # --- the lease ----------------------------------------------------------------------------
+
+    def _lead(self) -> bool:
+        """Hold (or take) the lease; True while this beat may send."""
+        if self._redis is None:
+            return True
+        lease_ms = int(self.lease_s * 1000)
+        try:
+            if self.leader:
+                if self._redis.eval(_EXTEND, 1, LEASE_KEY, self.identity, lease_ms):
+                    return True
+                logger.warning("beat %s lost the lease: standing by", self.identity)
+                self.leader = False
+            if self._redis.set(LEASE_KEY, self.identity, nx=True, px=lease_ms):
+                logger.info("beat %s holds the lease: it sends the scheduled jobs", self.identity)
+                self.leader = True
+                self._read_schedule_afresh()
+                return True
+        except redis.RedisError as exc:
+            if self.leader:
+                logger.warning(
+                    "beat %s cannot renew its lease (%s): standing by", self.identity, exc
+                )
+            self.leader = False
+            return False
+        if not self._standing_by_since_start:
+            self._standing_by_since_start = True
+            holder = self._redis.get(LEASE_KEY)
+            logger.info(
+                "beat %s stands by: %s holds the lease",
+                self.identity,
+                holder.decode() if holder else "another beat",
+            )
+        return False
+
+    def _read_schedule_afresh(self) -> None:
+        """The previous leader's last runs are in the database: start from them."""
+        self.sync()
+        self._initial_read = True
+        self._heap = None
+
+    # --- the scheduler ------------------------------------------------------------------------
+
+    def tick(self, *args, **kwargs):
+        if not self._lead():
+            return min(self.max_interval, self.lease_s / 3)
+        # wake in time to renew the lease
+        return min(super().tick(*args, **kwargs), self.lease_s / 3)
+
+    def reserve(self, entry):
+        """Write last_run_at before the job is sent: a leader that dies right after a send never
+        leaves its successor a stale last run to send again."""
+        new_entry = super().reserve(entry)
+        self.sync()
+        return new_entry
+
+    def close(self):
+        super().close()
+        if self.leader and self._redis is not None:
+            with contextlib.suppress(redis.RedisError):  # else the lease runs out by itself
+                self._redis.eval(_RELEASE, 1, LEASE_KEY, self.identity)
+            self.leader = False
