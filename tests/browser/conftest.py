@@ -3,7 +3,8 @@
 Playwright's own browser download does not work on our machines, so the tests launch the
 system Chromium (CHROMIUM_PATH, default /usr/bin/chromium). Without it they are skipped on a
 developer's machine and fail in CI (CI=true), like the integration tests.
-Screenshots of the main pages go to docs/screenshots/, which the README shows.
+Screenshots of the main pages go to var/test/screenshots/; with UPDATE_SCREENSHOTS=1 to
+docs/screenshots/, which the README shows (so a test run leaves the checkout as it was).
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ import pytest
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = (
+    ROOT / "docs" / "screenshots"
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1"
+    else ROOT / "var" / "test" / "screenshots"
+)
 LAUNCH_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
