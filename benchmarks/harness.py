@@ -34,6 +34,7 @@ def base_env(**extra: str) -> dict[str, str]:
         ALLOWED_HOSTS="127.0.0.1,localhost",
         LOG_LEVEL="WARNING",
         PYTHONPATH=str(ROOT),
+        SECURE_SSL_REDIRECT="0",  # plain http on loopback (production redirects to https)
     )
     env.update(extra)
     return env

@@ -6,6 +6,7 @@ index reads title, body. Other columns are ignored.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import sys
@@ -45,6 +46,12 @@ def labelled_csv_read(path: str | Path, *, name: str) -> LabelledTexts:
         raw = path.read_bytes()
     except OSError as exc:
         raise CsvError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\x00" in raw:
+        kind = "UTF-16 text" if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else None
+        raise CsvError(
+            f"{path} is not UTF-8 text ({kind or 'it holds NUL bytes: UTF-16 or binary'}); "
+            "save it as UTF-8 and try again"
+        )
     try:
         content = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -168,8 +168,15 @@ def _os_in(text: str) -> str:
     return ""
 
 
+# GitHub caps a body at 65,536 characters; past 4 times that a body is hostile, not a report
+# (a 2 MB one took the patterns below 3 s), so only its start is read.
+MAX_BODY_CHARS = 256 * 1024
+
+
 def environment_extract(title: str = "", body: str = "") -> Environment:
     env = Environment()
+    body = (body or "")[:MAX_BODY_CHARS]
+    title = (title or "")[:MAX_BODY_CHARS]
     text = f"{title or ''}\n{body or ''}"
     sections = issue_form_sections(body)
 

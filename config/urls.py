@@ -32,3 +32,7 @@ urlpatterns = [
     path("", include("releases.urls")),
     path("", include("triage.urls")),
 ]
+
+# JSON under /api/, Django's pages elsewhere (config/error_views.py).
+handler404 = "config.error_views.not_found"
+handler500 = "config.error_views.server_error"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from classifiers.extraction import MAX_BODY_CHARS
 from classifiers.extraction import environment_extract as classifier_environment
 
 FENCE_RE = re.compile(
@@ -255,7 +256,9 @@ def symptom_extract(text: str) -> tuple[str, str]:
 
 
 def extract(*, title: str, body: str) -> Extraction:
-    body = body or ""
+    # past GitHub's cap (65,536 characters) four times over a body is hostile: read its start only
+    body = (body or "")[:MAX_BODY_CHARS]
+    title = (title or "")[:MAX_BODY_CHARS]
     blocks = code_blocks(body)
     result = Extraction(block_count=len(blocks))
     candidates = []

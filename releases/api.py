@@ -267,6 +267,7 @@ class BackportDecideView(APIView):
     @extend_schema(
         summary="Approve or reject a nominated backport",
         description="`decision` is approve or reject; 400 when the backport is not nominated.",
+        operation_id="releases_backports_decide",
         request=None,
         responses=BackportOutSerializer,
     )

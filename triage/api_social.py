@@ -20,7 +20,7 @@ class PostListQuerySerializer(serializers.Serializer):
 
 class PostSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="x_id")
-    author = serializers.CharField(source="author.username", default=None)
+    author = serializers.CharField(source="author.username", default=None, allow_null=True)
     url = serializers.CharField()
     linked_issues = serializers.SerializerMethodField()
     searches = serializers.SerializerMethodField()

@@ -94,6 +94,8 @@ def render_markdown(text: str | None) -> str:
     """Sanitized HTML for untrusted Markdown; safe to insert into a page as is."""
     if not text:
         return ""
+    if not text.isascii():  # a lone surrogate (nh3 takes UTF-8 only) becomes "?"
+        text = text.encode("utf-8", "replace").decode("utf-8")
     if len(text) > MAX_MARKDOWN_CHARS:
         text = text[:MAX_MARKDOWN_CHARS] + TRUNCATION_NOTE.format(limit=MAX_MARKDOWN_CHARS)
     try:

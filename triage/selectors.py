@@ -173,6 +173,9 @@ def repository_full_names() -> list[str]:
 QUEUE_KINDS = ("bug", "feature", "question", "docs", "performance")
 
 
+DANGLING_MINUS_RE = re.compile(r"-(?!\w)")
+
+
 def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
     """Issues matching `q`: "123" or "#123" by number; words by full-text search on Postgres
     (websearch syntax, English stemming, the GIN index issue_fts_idx), substrings on SQLite."""
@@ -183,6 +186,9 @@ def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
     if number:
         return issues.filter(Q(number=int(number.group(1))) | Q(title__icontains=q))
     if connection.vendor == "postgresql":
+        # A "-" not before a word negates nothing; runs of them nest NOTs until Postgres fails
+        # ("tsquery stack too small"), so they go.
+        q = DANGLING_MINUS_RE.sub(" ", q)
         query = SearchQuery(q, config="english", search_type="websearch")
         return issues.filter(search_vector=query)
     return issues.filter(Q(title__icontains=q) | Q(body__icontains=q))

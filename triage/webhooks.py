@@ -58,6 +58,8 @@ def github_webhook(request: HttpRequest) -> JsonResponse:
         payload = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return _error(400, "body is not valid JSON")
+    except RecursionError:  # nested deeper than the parser goes (GitHub never sends that)
+        return _error(400, "body is nested too deeply")
     if not isinstance(payload, dict):
         return _error(400, "body must be a JSON object")
     delivery, created = webhooks.delivery_receive(

@@ -9,6 +9,7 @@ nothing that the walk can see (the audit tables stay empty).
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 import pytest
 from django.test import Client
@@ -194,3 +195,184 @@ def test_each_role_reads_every_page_and_acts_only_within_its_permissions(
     if role == "viewers":
         assert nothing_changed()
         assert not SavedView.objects.exclude(user=member).exists()
+
+
+# --- CSRF: every state-changing request needs the token; only the signed webhook is exempt -----
+
+CSRF_EXEMPT = {"github-webhook"}  # verified by its HMAC signature instead
+
+
+def full_permissions_client(django_user_model, *, enforce_csrf: bool) -> Client:
+    member = user_with_role(django_user_model, "boss", "admins")
+    client = Client(enforce_csrf_checks=enforce_csrf)
+    client.force_login(member)
+    return client
+
+
+def is_csrf_refusal(response) -> bool:
+    # 403 only: the same request with the token is then compared (it must not be 403)
+    return response.status_code == 403
+
+
+@pytest.mark.django_db
+def test_only_the_webhook_is_exempt_from_csrf_among_the_dashboard_views(world):
+    exempt = set()
+    for pattern_route, name in walk(get_resolver().url_patterns):
+        if pattern_route.startswith("admin/") or pattern_route.startswith("api/"):
+            continue
+        match = get_resolver().resolve(
+            "/"
+            + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(world.get(m.group(1), 1)), pattern_route)
+        )
+        if getattr(match.func, "csrf_exempt", False):
+            exempt.add(name)
+    assert exempt == CSRF_EXEMPT
+
+
+@pytest.mark.django_db
+def test_every_post_without_the_csrf_token_is_refused_and_with_it_is_not(world, django_user_model):
+    client = full_permissions_client(django_user_model, enforce_csrf=True)
+    client.get("/")  # the CSRF cookie
+    token = client.cookies["csrftoken"].value
+    accepting = []
+    urls = sorted(all_urls({**world, "pk": "PK"}), key=lambda url: url[0] == "logout")  # last
+    for name, path in urls:
+        path = resolve_pk(name, path, world)
+        if name in CSRF_EXEMPT:
+            continue
+        refused = client.post(path, {})
+        assert is_csrf_refusal(refused), (name, path, refused.status_code)
+        with_header = client.post(path, {}, headers={"X-CSRFToken": token})  # htmx's way
+        assert not is_csrf_refusal(with_header), (name, path, with_header.content[:200])
+        if with_header.status_code != 405:
+            accepting.append(name)
+            if not path.startswith("/api/"):  # a plain form's way: the hidden field
+                with_field = client.post(path, {"csrfmiddlewaretoken": token})
+                assert not is_csrf_refusal(with_field), (name, path)
+    assert set(ACTIONS) <= set(accepting)  # every action takes a POST, and only with the token
+    assert {"prediction-decide", "repro-case-approve", "release-notes-save"} <= set(accepting)
+
+
+@pytest.mark.django_db
+def test_the_api_takes_a_token_without_csrf_but_a_session_only_with_it(world, django_user_model):
+    from rest_framework.authtoken.models import Token
+
+    member = user_with_role(django_user_model, "rm", "release managers")
+    session = Client(enforce_csrf_checks=True)
+    session.force_login(member)
+    url = "/api/releases/targets/"
+    refused = session.post(url, {}, content_type="application/json")
+    assert refused.status_code == 403 and "CSRF" in refused.json()["detail"]
+    token = Token.objects.create(user=member).key
+    bearer = Client(enforce_csrf_checks=True)  # no session cookie: nothing a page could forge
+    answered = bearer.post(
+        url, {}, content_type="application/json", HTTP_AUTHORIZATION=f"Token {token}"
+    )
+    assert answered.status_code == 400  # validated (no issue given), not refused
+
+
+class _PostForms(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.forms, self.current, self.hx_posts, self.hx_headers = [], None, 0, ""
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "body":
+            self.hx_headers = attrs.get("hx-headers") or ""
+        if any(attrs.get(k) for k in ("hx-post", "hx-put", "hx-patch", "hx-delete")):
+            self.hx_posts += 1
+        if tag == "form" and (attrs.get("method") or "get").lower() == "post":
+            self.current = {"action": attrs.get("action"), "token": False}
+            self.forms.append(self.current)
+        named_token = attrs.get("name") == "csrfmiddlewaretoken" and attrs.get("value")
+        if tag == "input" and self.current is not None and named_token:
+            self.current["token"] = True
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self.current = None
+
+
+@pytest.mark.django_db
+def test_every_post_form_and_htmx_request_on_every_page_carries_the_csrf_token(
+    world, django_user_model
+):
+    client = full_permissions_client(django_user_model, enforce_csrf=False)
+    forms_seen = 0
+    for name, path in all_urls({**world, "pk": "PK"}):
+        path = resolve_pk(name, path, world)
+        if path.startswith("/api/") or name in PUBLIC | {"logout"}:
+            continue
+        response = client.get(path)
+        if response.status_code != 200 or "text/html" not in response["Content-Type"]:
+            continue
+        parser = _PostForms()
+        parser.feed(response.content.decode())
+        missing = [form["action"] for form in parser.forms if not form["token"]]
+        assert missing == [], (path, missing)
+        forms_seen += len(parser.forms)
+        if parser.hx_posts:
+            assert "X-CSRFToken" in parser.hx_headers, path
+    assert forms_seen >= 10  # the walk saw the forms it is about
+
+
+# --- the admin: staff status adds no permission ---------------------------------------------
+
+
+def _admin_snapshot() -> dict:
+    from django.contrib import admin
+
+    return {
+        model._meta.label: list(model.objects.order_by("pk").values())
+        for model in admin.site._registry
+    }
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("role", ["viewers", "triagers"])
+def test_a_staff_member_changes_nothing_in_the_admin_that_their_role_forbids(
+    world, django_user_model, role
+):
+    from django.contrib import admin
+    from django.urls import reverse
+
+    member = user_with_role(django_user_model, "staffer", role)
+    member.is_staff = True
+    member.save()
+    client = Client()
+    client.force_login(member)
+    before = _admin_snapshot()
+    assert client.get("/admin/").status_code == 200
+    for model, model_admin in admin.site._registry.items():
+        info = (model._meta.app_label, model._meta.model_name)
+        obj = model.objects.order_by("pk").first()
+        assert client.post(reverse("admin:{}_{}_add".format(*info)), {}).status_code == 403, info
+        if obj is not None:
+            for view in ("change", "delete"):
+                url = reverse(f"admin:{info[0]}_{info[1]}_{view}", args=[obj.pk])
+                assert client.post(url, {"post": "yes"}).status_code == 403, (view, info)
+            changelist = reverse("admin:{}_{}_changelist".format(*info))
+            for action in model_admin.get_action_choices(_request_as(member)) or []:
+                client.post(changelist, {"action": action[0], "_selected_action": [obj.pk]})
+            for action in ["delete_selected", *[a for a in (model_admin.actions or [])]]:
+                name = action if isinstance(action, str) else action.__name__
+                client.post(
+                    changelist, {"action": name, "_selected_action": [obj.pk], "post": "yes"}
+                )
+    # nor make themselves a superuser
+    user_change = reverse("admin:auth_user_change", args=[member.pk])
+    assert (
+        client.post(user_change, {"is_superuser": "on", "username": "staffer"}).status_code == 403
+    )
+    member.refresh_from_db()
+    assert not member.is_superuser
+    assert _admin_snapshot() == before
+
+
+def _request_as(user):
+    from django.test import RequestFactory
+
+    request = RequestFactory().get("/admin/")
+    request.user = user
+    return request

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from triage import pipeline
@@ -54,8 +54,16 @@ def parse_timestamp(value: str | None) -> datetime | None:
     return parsed
 
 
+def storable_text(value: str) -> str:
+    """Text as every database can store it: without NUL characters (which Postgres text cannot
+    hold) and with lone surrogates (which UTF-8 cannot encode) replaced by "?"."""
+    if not value.isascii():
+        value = value.encode("utf-8", "replace").decode("utf-8")
+    return value.replace("\x00", "") if "\x00" in value else value
+
+
 def _text(value) -> str:
-    return value if isinstance(value, str) else ""
+    return storable_text(value) if isinstance(value, str) else ""
 
 
 REACTION_CONTENTS = ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")
@@ -642,10 +650,15 @@ def repository_get_or_create(*, full_name: str, tracked: bool = True) -> Reposit
         raise ValueError(f"expected OWNER/NAME, got {full_name!r}")
     repository = Repository.objects.filter(full_name__iexact=f"{owner}/{name}").first()
     if repository is None:
-        with transaction.atomic():
-            repository = Repository.objects.create(
-                owner=owner, name=name, full_name=f"{owner}/{name}", tracked=tracked
-            )
+        try:
+            with transaction.atomic():
+                repository = Repository.objects.create(
+                    owner=owner, name=name, full_name=f"{owner}/{name}", tracked=tracked
+                )
+        except IntegrityError:
+            # created meanwhile by a concurrent delivery or sync (two workers taking the first
+            # deliveries of a new repository at once): the insert waited for it; use that row
+            repository = Repository.objects.get(full_name__iexact=f"{owner}/{name}")
     return repository
 
 

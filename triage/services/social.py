@@ -29,7 +29,7 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from triage import pipeline
 from triage.models import Post, PostIssueLink, SavedSearch, XAuthor
 from triage.services import priority
-from triage.services.ingest import parse_timestamp
+from triage.services.ingest import parse_timestamp, storable_text
 from triage.sources.x import (
     XSource,
     recent_start_time,
@@ -171,8 +171,8 @@ def authors_upsert(*, users: dict[str, dict]) -> dict[str, int]:
         [
             XAuthor(
                 x_id=int(user_id),
-                username=str(user.get("username") or "")[:50],
-                name=str(user.get("name") or "")[:100],
+                username=storable_text(str(user.get("username") or ""))[:50],
+                name=storable_text(str(user.get("name") or ""))[:100],
                 followers_count=int((user.get("public_metrics") or {}).get("followers_count") or 0),
             )
             for user_id, user in users.items()
@@ -205,7 +205,7 @@ def posts_upsert(
             Post(
                 x_id=int(p["id"]),
                 author_id=authors.get(str(p.get("author_id"))),
-                text=str(p.get("text") or ""),
+                text=storable_text(str(p.get("text") or "")),
                 created_at=parse_timestamp(p.get("created_at")) or now,
                 lang=str(p.get("lang") or "")[:8],
                 conversation_id=str(p.get("conversation_id") or "")[:32],
