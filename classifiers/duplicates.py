@@ -17,6 +17,7 @@ from classifiers import features
 from classifiers.text_classifier import TrainingDataError
 
 MIN_SCORE = 0.2
+FRESH_CACHE_MAX = 20_000  # vectors of fresh candidates kept per loaded index (a few MiB)
 
 
 class DuplicateIndex:
@@ -30,6 +31,9 @@ class DuplicateIndex:
         self.matrix = None
         self.ids: list = []
         self.cv_metrics: dict = {}
+        # id -> (text, column indices, values) of fresh candidates already vectorised: the same
+        # few thousand are passed on every query until the next retraining
+        self._fresh_rows: dict = {}
 
     @staticmethod
     def text_of(row: dict) -> str:
@@ -67,16 +71,18 @@ class DuplicateIndex:
         `exclude[i]` is an id never answered for text i (the issue itself)."""
         if not texts:
             return []
-        matrix, ids = self.matrix, self.ids
+        ids = self.ids
+        queries = self.vectorizer.transform(texts)
+        scores = (queries @ self.matrix.T).toarray()
         if extra_texts:
             known = set(ids)
             fresh = [(i, t) for i, t in zip(extra_ids, extra_texts, strict=True) if i not in known]
             if fresh:
-                matrix = sp.vstack(
-                    [matrix, self.vectorizer.transform([t for _, t in fresh])]
-                ).tocsr()
+                # scored apart and appended: the same as stacking them under the index, without
+                # copying the index or vectorising again the candidates seen by earlier queries
+                extra = (queries @ self._fresh_matrix(fresh).T).toarray()
+                scores = np.hstack([scores, extra])
                 ids = ids + [i for i, _ in fresh]
-        scores = (self.vectorizer.transform(texts) @ matrix.T).toarray()
         results = []
         for row_index, row in enumerate(scores):
             skip = exclude[row_index] if exclude else None
@@ -88,6 +94,30 @@ class DuplicateIndex:
             ]
             results.append(pairs[:k])
         return results
+
+    def _fresh_matrix(self, fresh: list[tuple]) -> sp.csr_matrix:
+        """The TF-IDF rows of (id, text) candidates, vectorising only those not cached as is."""
+        cache = self._fresh_rows
+        missing = [(i, t) for i, t in fresh if (hit := cache.get(i)) is None or hit[0] != t]
+        if len(cache) + len(missing) > FRESH_CACHE_MAX:
+            cache.clear()
+            missing = fresh
+        if missing:
+            rows = self.vectorizer.transform([t for _, t in missing]).tocsr()
+            for n, (i, t) in enumerate(missing):
+                start, end = rows.indptr[n], rows.indptr[n + 1]
+                cache[i] = (t, rows.indices[start:end].copy(), rows.data[start:end].copy())
+        entries = [cache[i] for i, _ in fresh]
+        indptr = np.zeros(len(entries) + 1, dtype=np.int64)
+        np.cumsum([len(e[1]) for e in entries], out=indptr[1:])
+        return sp.csr_matrix(
+            (
+                np.concatenate([e[2] for e in entries]),
+                np.concatenate([e[1] for e in entries]),
+                indptr,
+            ),
+            shape=(len(entries), self.matrix.shape[1]),
+        )
 
     def feature_info(self) -> dict:
         return {"tfidf": ["w"], "similarity": "cosine"}

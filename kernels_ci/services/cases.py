@@ -125,7 +125,9 @@ def commands_process(*, case: ReproCase, report: RefreshReport) -> None:
 
     seen = set(case.seen_command_ids)
     comments = (
-        Comment.objects.filter(issue=case.issue, deleted_at__isnull=True, body__contains="/repro")
+        Comment.objects.filter(
+            issue_id=case.issue_id, deleted_at__isnull=True, body__contains="/repro"
+        )
         .select_related("author")
         .order_by("created_at", "github_id")
     )
@@ -163,18 +165,27 @@ def commands_process(*, case: ReproCase, report: RefreshReport) -> None:
             report.refused.append(f"/repro by {login}: {exc}")
             continue
         report.queued_runs.extend(run.pk for run in runs)
-    case.seen_command_ids = sorted(seen)
-    case.save(update_fields=["seen_command_ids"])
+    if seen != set(case.seen_command_ids):  # most refreshes find no new command: no write
+        case.seen_command_ids = sorted(seen)
+        case.save(update_fields=["seen_command_ids"])
 
 
 def cases_refresh(*, issue_ids: list[int]) -> RefreshReport:
     report = RefreshReport()
     issues = Issue.objects.filter(id__in=issue_ids, deleted_at__isnull=True, is_pull_request=False)
+    # one query for the page, not one per issue: most issues have no `/repro` comment (a comment
+    # stored after this read is processed by the refresh its own ingestion enqueues)
+    with_commands = set(
+        Comment.objects.filter(
+            issue_id__in=issue_ids, deleted_at__isnull=True, body__contains="/repro"
+        ).values_list("issue_id", flat=True)
+    )
     for issue in issues:
         with transaction.atomic():
             case = case_refresh(issue=issue)
             if case is None:
                 continue
             report.cases += 1
-            commands_process(case=case, report=report)
+            if issue.id in with_commands:
+                commands_process(case=case, report=report)
     return report

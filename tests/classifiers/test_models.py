@@ -91,6 +91,25 @@ def test_duplicates_finds_the_near_copy_and_never_the_issue_itself():
     assert fresh[0][1] > 0.8
 
 
+def test_fresh_candidates_score_the_same_on_every_query_and_after_their_text_changes():
+    rows = kind_rows()
+    texts = issue_texts(rows)
+    index = DuplicateIndex()
+    index.fit(texts[:-20], list(range(len(texts) - 20)))
+    extra_ids, extra_texts = list(range(1000, 1020)), texts[-20:]
+    queries = texts[-20:-15]
+    first = index.query(queries, extra_ids=extra_ids, extra_texts=extra_texts)
+    assert first == index.query(queries, extra_ids=extra_ids, extra_texts=extra_texts)
+    assert [pairs[0][0] for pairs in first] == extra_ids[:5]  # each finds itself, fresh
+    # a candidate edited since the last query is scored on its new text
+    edited = ["nothing in common at all"] + extra_texts[1:]
+    [again, *_] = index.query(queries, extra_ids=extra_ids, extra_texts=edited)
+    assert 1000 not in [i for i, _ in again]
+    rebuilt = DuplicateIndex()
+    rebuilt.fit(texts[:-20], list(range(len(texts) - 20)))
+    assert again == rebuilt.query(queries[:1], extra_ids=extra_ids, extra_texts=edited)[0]
+
+
 def test_issue_text_drops_code_and_urls_and_repeats_the_title():
     text = features.issue_text("Crash", "see https://x.org/a\n```\nsecret_token_in_code\n```\nend")
     assert text.count("Crash") == 2

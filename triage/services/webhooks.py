@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -95,10 +96,34 @@ class Ignored(Exception):
 # --- receiving -----------------------------------------------------------------------------
 
 
+# A store that fails on its connection (the database restarted, a proxy or failover dropped it)
+# is tried again on a new connection: GitHub never redelivers by itself what was answered 5xx.
+STORE_ATTEMPTS = 4
+
+
 def delivery_receive(
     *, delivery_id: str, event: str, body: bytes, payload: dict, hook_id: str = ""
 ) -> tuple[WebhookDelivery, bool]:
     """Store a verified delivery once; returns (delivery, created)."""
+    for attempt in range(1, STORE_ATTEMPTS + 1):
+        try:
+            return _delivery_store(
+                delivery_id=delivery_id, event=event, body=body, payload=payload, hook_id=hook_id
+            )
+        except (OperationalError, InterfaceError):
+            if attempt == STORE_ATTEMPTS or connection.in_atomic_block:
+                raise
+            # a commit whose answer was lost is found by the next attempt (IntegrityError:
+            # stored before), so nothing is stored twice
+            logger.warning("storing delivery %s: database connection lost; again", delivery_id)
+            connection.close()
+            time.sleep(0.05 * attempt)
+    raise AssertionError("unreachable")
+
+
+def _delivery_store(
+    *, delivery_id: str, event: str, body: bytes, payload: dict, hook_id: str
+) -> tuple[WebhookDelivery, bool]:
     repository = payload.get("repository") if isinstance(payload.get("repository"), dict) else {}
     try:
         with transaction.atomic():
