@@ -110,9 +110,18 @@ class LeaderDatabaseScheduler(DatabaseScheduler):
 
     def reserve(self, entry):
         """Write last_run_at before the job is sent: a leader that dies right after a send never
-        leaves its successor a stale last run to send again."""
+        leaves its successor a stale last run to send again.
+
+        DatabaseScheduler.reserve leaves the sent entry, with its old last run, in the schedule
+        dict (only the heap gets the next one), and writes it at the next sync. When the heap is
+        then rebuilt from that dict (another beat's start added jobs: the schedule changed) the
+        job is due again and sent twice. Here the next entry replaces it in the dict, as celery's
+        own Scheduler.reserve does, and is written at once.
+        """
         new_entry = super().reserve(entry)
-        self.sync()
+        self._schedule[new_entry.name] = new_entry
+        new_entry.save()
+        self._dirty.discard(new_entry.name)
         return new_entry
 
     def close(self):
