@@ -1981,6 +1981,19 @@ def _parse_args(argv=None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+@contextlib.contextmanager
+def github_for_settings(settings, *, token: str, retries: int | None = None, **options):
+    """A GitHubEmulator with the service's settings pointed at it (the pytest-django `settings`
+    fixture): its URL and token, no backoff between retries, and `retries` when given."""
+    with GitHubEmulator(token=token, **options) as emulator:
+        settings.GITHUB_API_URL = emulator.url
+        settings.GITHUB_TOKEN = token
+        settings.GITHUB_RETRY_BACKOFF = 0
+        if retries is not None:
+            settings.GITHUB_RETRIES = retries
+        yield emulator
+
+
 def main(argv=None) -> None:
     args = _parse_args(argv)
     emulator = GitHubEmulator(

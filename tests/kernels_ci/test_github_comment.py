@@ -7,7 +7,7 @@ from kernels_ci.models import ReproRun
 from kernels_ci.services.cases import case_approve, case_refresh
 from kernels_ci.services.comments import run_comment_post
 from kernels_ci.services.runs import run_finish, runs_queue
-from tests.fakes.github_api import GitHubEmulator
+from tests.fakes.github_api import github_for_settings
 from tests.kernels_ci.factories import issue_body
 from triage.sources.github import TransientGitHubError
 
@@ -16,10 +16,7 @@ REPO = "ROCm/triton"
 
 @pytest.fixture
 def github(settings):
-    with GitHubEmulator(token="comment-token") as emu:
-        settings.GITHUB_API_URL = emu.url
-        settings.GITHUB_TOKEN = "comment-token"
-        settings.GITHUB_RETRY_BACKOFF = 0
+    with github_for_settings(settings, token="comment-token") as emu:
         emu.add_repo(REPO)
         emu.add_issue(REPO, number=77, title="wrong results")
         yield emu

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
-from tests.fakes.github_api import GitHubEmulator
+from tests.fakes.github_api import github_for_settings
 from tests.fakes.github_webhooks import fixture_body, fixture_names, fixture_payload, signature
 from triage.models import Issue, WebhookDelivery
 
@@ -158,11 +158,7 @@ def _secret(settings):
 @pytest.fixture(autouse=True)
 def github(settings):
     """GitHub's REST API, for what a merged pull request's delivery leads to (its commits)."""
-    with GitHubEmulator(token="fuzz-token") as emulator:
-        settings.GITHUB_API_URL = emulator.url
-        settings.GITHUB_TOKEN = "fuzz-token"
-        settings.GITHUB_RETRY_BACKOFF = 0
-        settings.GITHUB_RETRIES = 0
+    with github_for_settings(settings, token="fuzz-token", retries=0) as emulator:
         yield emulator
 
 

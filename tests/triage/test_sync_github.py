@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.fakes.github_api import GitHubEmulator
+from tests.fakes.github_api import GitHubEmulator, github_for_settings
 from triage.models import Comment, Issue, Label, Person, Repository, SyncState
 from triage.services import sync, tracking
 from triage.sources.github import GitHubSource, RateLimited
@@ -20,10 +20,7 @@ REPO = "ROCm/ROCm"
 
 @pytest.fixture
 def emulator(settings):
-    with GitHubEmulator(token="sync-token") as emu:
-        settings.GITHUB_API_URL = emu.url
-        settings.GITHUB_TOKEN = "sync-token"
-        settings.GITHUB_RETRY_BACKOFF = 0
+    with github_for_settings(settings, token="sync-token") as emu:
         yield emu
 
 

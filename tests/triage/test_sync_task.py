@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.utils import timezone
 
-from tests.fakes.github_api import GitHubEmulator
+from tests.fakes.github_api import github_for_settings
 from triage.models import Issue, SyncState
 from triage.services import sync, tracking
 from triage.sources.github import TransientGitHubError
@@ -21,11 +21,7 @@ REPO = "ROCm/HIP"
 
 @pytest.fixture
 def emulator(settings):
-    with GitHubEmulator(token="task-token") as emu:
-        settings.GITHUB_API_URL = emu.url
-        settings.GITHUB_TOKEN = "task-token"
-        settings.GITHUB_RETRY_BACKOFF = 0
-        settings.GITHUB_RETRIES = 0  # a 502 reaches the task
+    with github_for_settings(settings, token="task-token", retries=0) as emu:  # a 502 reaches it
         emu.add_repo(REPO)
         for n in range(1, 31):
             emu.add_issue(REPO, title=f"hipMalloc fails {n}")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.fakes.github_api import GitHubEmulator
+from tests.fakes.github_api import github_for_settings
 from tests.fakes.github_webhooks import (
     delivery_headers,
     fixture_body,
@@ -29,10 +29,7 @@ def secret(settings):
 @pytest.fixture(autouse=True)
 def github(settings):
     """GitHub's REST API, for what a delivery leads to (commit messages of a merged PR)."""
-    with GitHubEmulator(token="hook-token") as emu:
-        settings.GITHUB_API_URL = emu.url
-        settings.GITHUB_TOKEN = "hook-token"
-        settings.GITHUB_RETRY_BACKOFF = 0
+    with github_for_settings(settings, token="hook-token") as emu:
         yield emu
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.fakes.github_api import GitHubEmulator
+from tests.fakes.github_api import github_for_settings
 from tests.triage.classification_data import labelled_issues
 from triage.models import IssuePrediction, LabelWriteback, PredictionCorrection
 from triage.services import ingest, writeback
@@ -18,10 +18,7 @@ REPO = "ROCm/ROCm"
 
 @pytest.fixture
 def emulator(settings):
-    with GitHubEmulator(token="wb-token") as emu:
-        settings.GITHUB_API_URL = emu.url
-        settings.GITHUB_TOKEN = "wb-token"
-        settings.GITHUB_RETRY_BACKOFF = 0
+    with github_for_settings(settings, token="wb-token") as emu:
         settings.CLASSIFIER_WRITEBACK_MIN_CONFIDENCE = 0.9
         emu.add_repo(REPO)
         yield emu
