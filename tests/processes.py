@@ -62,12 +62,13 @@ class _Process:
     def __init__(self, log_dir: Path):
         self.log = Path(log_dir) / f"{self.name}-{uuid.uuid4().hex[:6]}.log"
         self.process: subprocess.Popen | None = None
+        self._env: dict[str, str] = {}
 
     def command(self) -> list[str]:
         raise NotImplementedError
 
     def env(self) -> dict[str, str]:
-        return dict(os.environ)
+        return {**os.environ, **self._env}
 
     def ready(self) -> bool:
         raise NotImplementedError
@@ -190,9 +191,6 @@ class CeleryWorker(_GroupLeader):
         self.hostname = f"rel-{uuid.uuid4().hex[:8]}@localhost"
         self._env, self.queues, self.concurrency, self.extra = env, queues, concurrency, extra
 
-    def env(self) -> dict[str, str]:
-        return {**os.environ, **self._env}
-
     def command(self) -> list[str]:
         return [
             sys.executable,
@@ -213,9 +211,6 @@ class CeleryBeat(_GroupLeader):
         super().__init__(log_dir)
         self._env, self.max_interval = env, max_interval
         self.schedule = Path(log_dir) / f"beat-{uuid.uuid4().hex[:6]}"
-
-    def env(self) -> dict[str, str]:
-        return {**os.environ, **self._env}
 
     def command(self) -> list[str]:
         return [

@@ -19,6 +19,7 @@ import pytest
 from django.conf import settings
 
 from tests.fakes.github_api import GitHubEmulator
+from tests.processes import wait_for  # noqa: F401  (imported from here by other tests)
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "integration-token"
@@ -138,14 +139,3 @@ def _worker_drained_before_flush(request):
     request.getfixturevalue("transactional_db")  # set up first, so flushed after the wait
     yield
     worker_idle()
-
-
-def wait_for(condition, *, timeout: float = 30.0, interval: float = 0.1):
-    """Poll `condition` until it returns something truthy; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    pytest.fail(f"condition not met within {timeout}s")

@@ -81,7 +81,7 @@ def test_many_files_that_fill_the_private_disk_are_stopped_by_the_disk_limit():
 
 
 def test_a_setsid_child_dies_with_the_run_on_timeout_and_on_exit():
-    for ending in ("time.sleep(60)", "pass"):
+    for ending in ("while True:\n    time.sleep(0.2)", "pass"):
         marker = f"{uuid.uuid4().int % 10**6}.{os.getpid()}"
         code = (
             "import subprocess, time\n"
