@@ -12,7 +12,7 @@ their numbers, ids, timestamps and texts varied, each with its own X-GitHub-Deli
 done them), then cycles of five: `issues` opened, edited, labeled and `issue_comment` created for
 a new issue, and `pull_request` closed (merged, "Fixes #N" of a warm-up issue). They go out open
 loop at --rate deliveries/s (each has its due time; --rate 0: as fast as --concurrency client
-threads get answers), each client thread with its own keep-alive session. A delivery's latency is
+threads get answers), each on its own connection (as GitHub sends them). A delivery's latency is
 from its due time to its answer, so time spent waiting for a free client thread counts too.
 
 Prints p50/p90/p99/max latency, the sustained rate, the time the workers took to process the
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import http.client
 import json
 import statistics
 import subprocess
@@ -42,7 +43,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import harness, pipeline_stack  # noqa: E402
-from benchmarks.webhook_latency import _free_port, _percentile, _wait_ready  # noqa: E402
+from benchmarks.webhook_latency import (  # noqa: E402
+    _free_port,
+    _percentile,
+    _wait_ready,
+    enqueued_deliveries,
+    post,
+)
 from tests.fakes.github_webhooks import delivery_headers, fixture_payload  # noqa: E402
 
 SECRET = "benchmark-webhook-secret"  # noqa: S105 - shared with the gunicorn we start
@@ -144,8 +151,6 @@ class Deliveries:
 
 def _send(url: str, items: list, rate: float, concurrency: int, max_seconds: float):
     """Send every item, open loop at `rate`/s (0: closed loop); [(latency, service, status)]."""
-    import requests
-
     results: list[tuple[float, float, int] | None] = [None] * len(items)
     lock = threading.Lock()
     position = [0]
@@ -153,7 +158,6 @@ def _send(url: str, items: list, rate: float, concurrency: int, max_seconds: flo
     finished = [start]
 
     def client() -> None:
-        session = requests.Session()
         while True:
             with lock:
                 index = position[0]
@@ -169,8 +173,8 @@ def _send(url: str, items: list, rate: float, concurrency: int, max_seconds: flo
             _, _, body, headers = items[index]
             sent = time.perf_counter()
             try:
-                status = session.post(url, data=body, headers=headers, timeout=60).status_code
-            except requests.RequestException:
+                status = post(url, body, headers, timeout=60)
+            except (OSError, http.client.HTTPException):
                 status = 0
             done = time.perf_counter()
             results[index] = (done - due, done - sent, status)
@@ -307,7 +311,11 @@ def main() -> None:
         raise SystemExit("FAILED: " + "; ".join(figures["problems"]))
     print(
         "OK: every delivery answered 202 and stored once"
-        + ("; processed once; every issue, PR and comment stored once" if workers else "")
+        + (
+            "; processed once; every issue, PR and comment stored once"
+            if workers
+            else "; enqueued once"
+        )
     )
 
 
@@ -379,6 +387,11 @@ def _measure(args, hook: str, database_url: str, logs: list[Path]) -> dict:
         drained_after = None if idle_at is None else max(0.0, idle_at - sent_at)
     depths.stop()
     checks = _checks(database_url)
+    enqueued = None
+    if not logs:  # nothing consumed the ingest queue: every delivery id must be on it once
+        import redis
+
+        _, enqueued = enqueued_deliveries(redis.Redis.from_url(args.redis_url))
 
     answered = [r for r in results if r is not None]
     ms = sorted(r[0] * 1000 for r in answered)
@@ -425,6 +438,10 @@ def _measure(args, hook: str, database_url: str, logs: list[Path]) -> dict:
         problems.append(f"answers {codes} for {len(items)} deliveries (time limit or errors)")
     if checks["deliveries"] != sent or checks["distinct_deliveries"] != sent:
         problems.append("deliveries were not stored exactly once each")
+    if enqueued is not None:
+        print(f"enqueued: {len(enqueued):,} delivery ids ({len(set(enqueued)):,} distinct)")
+        if len(enqueued) != sent or len(set(enqueued)) != sent:
+            problems.append(f"{len(enqueued)} deliveries enqueued for {sent}")
     if logs:
         issues = args.warmup + 2 * args.cycles
         if checks["processed"] != sent or checks["claims"] != sent:

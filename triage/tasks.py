@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 from celery.signals import beat_init
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, close_old_connections
 from django.utils import timezone
 
 from triage import pipeline
@@ -98,6 +98,25 @@ def process_webhook_delivery(self, delivery_id: int) -> str:
         # The database went away mid-delivery (a dropped connection, a restart): the delivery
         # was left pending; try again on a fresh connection.
         raise self.retry(exc=exc, countdown=min(60, 2**self.request.retries)) from exc
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def process_webhook_deliveries(delivery_ids: list[int]) -> dict[str, int]:
+    """The deliveries a web process stored within one enqueue window, in the order they came.
+    Each is claimed on its own: a batch redelivered after its worker died skips what was done.
+    One the database failed on goes back on the queue alone, to retry as process_webhook_delivery
+    does, and the rest of the batch goes on."""
+    outcomes: dict[str, int] = {}
+    for delivery_id in delivery_ids:
+        try:
+            outcome = webhooks.delivery_process(delivery_id=delivery_id)
+        except (OperationalError, InterfaceError):
+            logger.warning("webhook delivery %s: database error; retried alone", delivery_id)
+            close_old_connections()
+            process_webhook_delivery.apply_async((delivery_id,), countdown=1)
+            outcome = "retried"
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    return outcomes
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)

@@ -246,15 +246,15 @@ class Cluster:
                 return worker
         return None
 
-    def queued(self, queue: str) -> list[tuple[str, dict, dict]]:
-        """(task name, kwargs, headers) of every message waiting in `queue`."""
+    def queued(self, queue: str) -> list[tuple[str, list, dict, dict]]:
+        """(task name, args, kwargs, headers) of every message waiting in `queue`."""
         import redis
 
         found = []
         for raw in redis.Redis.from_url(self.broker.url).lrange(queue, 0, -1):
             message = json.loads(raw)
             args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
-            found.append((message["headers"]["task"], kwargs, message["headers"]))
+            found.append((message["headers"]["task"], args, kwargs, message["headers"]))
         return found
 
     def close(self) -> None:

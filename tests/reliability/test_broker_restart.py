@@ -56,7 +56,9 @@ def test_a_backfill_goes_on_through_a_broker_restart_and_loses_nothing(persisten
     assert issues.count() == 400
     assert not issues.values("github_id").annotate(n=Count("id")).filter(n__gt=1).exists()
     # every issue's classification is queued: from before the crash, during and after it
-    classify = [kwargs["ids"] for task, kwargs, _ in cluster.queued("classify") if task == CLASSIFY]
+    classify = [
+        kwargs["ids"] for task, _, kwargs, _ in cluster.queued("classify") if task == CLASSIFY
+    ]
     queued_ids = {issue_id for ids in classify for issue_id in ids}
     assert queued_ids == set(issues.values_list("pk", flat=True))
     assert "Connection to broker lost" in worker.log_tail(200000)

@@ -41,6 +41,14 @@ def deliver(url: str, prefix: str, number: int) -> int:
     return requests.post(url, data=body, headers=headers, timeout=30).status_code
 
 
+def queued_deliveries(cluster) -> list[int]:
+    ids = []
+    for task, args, _, _ in cluster.queued("ingest"):
+        assert task == "triage.tasks.process_webhook_deliveries"
+        ids += args[0]
+    return ids
+
+
 def test_deliveries_received_while_no_worker_runs_are_processed_once_when_workers_start(cluster):
     web = cluster.gunicorn()
     cluster.start(web)
@@ -49,7 +57,13 @@ def test_deliveries_received_while_no_worker_runs_are_processed_once_when_worker
     assert statuses == [202] * len(numbers)
     deliveries = WebhookDelivery.objects.filter(delivery_id__startswith="rel-no-worker-")
     assert deliveries.filter(status=WebhookDelivery.Status.PENDING).count() == len(numbers)
-    assert len(cluster.queued("ingest")) == len(numbers)  # their tasks wait in the queue
+    # their tasks wait in the queue, a batch per message (one per enqueue window and process)
+    wait_for(
+        lambda: len(queued_deliveries(cluster)) == len(numbers),
+        timeout=10,
+        message="the deliveries were not all enqueued",
+    )
+    assert sorted(queued_deliveries(cluster)) == sorted(deliveries.values_list("pk", flat=True))
 
     started = time.monotonic()
     cluster.start(cluster.worker("ingest"), cluster.worker("ingest"))

@@ -118,6 +118,37 @@ def test_a_redelivery_is_answered_2xx_and_processed_once(client):
     assert Issue.objects.count() == 1
 
 
+def test_a_batch_from_a_web_process_processes_each_delivery_once_in_order():
+    from triage.tasks import process_webhook_deliveries
+
+    def stored(delivery_id: str, name: str) -> WebhookDelivery:  # as the view stores, pending
+        event, action = name.split("__")
+        return WebhookDelivery.objects.create(
+            delivery_id=delivery_id, event=event, action=action, raw_body=fixture_body(name)
+        )
+
+    opened = stored("b-1", "issues__opened")
+    closed = stored("b-2", "issues__closed")
+    done_before = stored("b-3", "issues__reopened")
+    WebhookDelivery.objects.filter(pk=done_before.pk).update(
+        status=WebhookDelivery.Status.PROCESSED
+    )
+
+    # a batch redelivered after its worker died names deliveries done already: they are skipped
+    outcomes = process_webhook_deliveries.apply(
+        args=([opened.pk, closed.pk, done_before.pk, opened.pk],)
+    ).get()
+
+    assert outcomes == {"processed": 2, "already claimed or done": 2}
+    rows = WebhookDelivery.objects.order_by("delivery_id")
+    assert [(d.delivery_id, d.status, d.attempts) for d in rows] == [
+        ("b-1", "processed", 1),
+        ("b-2", "processed", 1),
+        ("b-3", "processed", 0),
+    ]
+    assert issue_4321().state == "closed"  # both were applied
+
+
 def test_an_unknown_event_is_recorded_and_ignored(client):
     response = post(client, "sponsorship_tier_changed", b'{"action": "edited"}')
     assert response.status_code == 202

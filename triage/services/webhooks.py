@@ -8,6 +8,7 @@ delivery, then hands the payload to the handler of its event (EVENT_HANDLERS).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -27,7 +28,7 @@ from django.utils import timezone
 
 from config import session_locks
 from triage.models import Issue, Repository, WebhookDelivery
-from triage.services import ingest, tracking
+from triage.services import batching, ingest, tracking
 
 logger = logging.getLogger(__name__)
 
@@ -125,8 +126,11 @@ def _delivery_store(
     *, delivery_id: str, event: str, body: bytes, payload: dict, hook_id: str
 ) -> tuple[WebhookDelivery, bool]:
     repository = payload.get("repository") if isinstance(payload.get("repository"), dict) else {}
+    # Outside a transaction the INSERT commits by itself: one round trip, not BEGIN, INSERT and
+    # COMMIT. Inside one (a caller's), a savepoint keeps that transaction usable after a duplicate.
+    store = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
     try:
-        with transaction.atomic():
+        with store:
             delivery = WebhookDelivery.objects.create(
                 delivery_id=delivery_id[:100],
                 event=event[:64],
@@ -147,18 +151,39 @@ def _delivery_store(
     return delivery, True
 
 
-# Sending from the web process gives up sooner than the default (settings): the row is stored,
-# and the pending sweep enqueues it once the broker is back.
+# Sending from the web process gives up sooner than the default (settings): the rows are stored,
+# and the pending sweep enqueues them once the broker is back.
 ENQUEUE_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2}
+# The deliveries a web process stores go to the ingest queue as one message per batch, sent by a
+# thread of that process (triage/services/batching.py): at most ENQUEUE_WINDOW_S after the first,
+# at once when ENQUEUE_BATCH_MAX are waiting. A request does not wait on the broker, and a burst
+# costs a message per batch, not per delivery. What a killed web process held is still pending
+# in the database: the sweep (process_pending_webhook_deliveries) enqueues it.
+ENQUEUE_WINDOW_S = 0.05
+ENQUEUE_BATCH_MAX = 50
+
+
+def _send_batch(delivery_pks: list[int]) -> None:
+    from triage.tasks import process_webhook_deliveries
+
+    process_webhook_deliveries.apply_async((delivery_pks,), retry_policy=ENQUEUE_RETRY_POLICY)
+
+
+_batcher = batching.Batcher(
+    _send_batch, window_s=ENQUEUE_WINDOW_S, max_items=ENQUEUE_BATCH_MAX, name="webhook-enqueue"
+)
 
 
 def _enqueue(delivery_pk: int) -> None:
     from triage.tasks import process_webhook_delivery
 
-    try:
-        process_webhook_delivery.apply_async((delivery_pk,), retry_policy=ENQUEUE_RETRY_POLICY)
-    except Exception:  # broker down: the row is stored; the pending sweep will pick it up
-        logger.exception("could not enqueue webhook delivery %s; left pending", delivery_pk)
+    if not process_webhook_delivery.app.conf.task_always_eager:
+        _batcher.add(delivery_pk)
+        return
+    try:  # no broker (the embedded default): processed here and now
+        process_webhook_delivery.apply_async((delivery_pk,))
+    except Exception:
+        logger.exception("could not process webhook delivery %s; left pending", delivery_pk)
 
 
 def deliveries_pending_ids(*, older_than: timedelta = timedelta(seconds=30)) -> list[int]:
