@@ -234,6 +234,9 @@ GITHUB_REPOS = env_list("GITHUB_REPOS")
 GITHUB_SYNC_INTERVAL_MINUTES = int(os.environ.get("GITHUB_SYNC_INTERVAL_MINUTES", "10"))
 GITHUB_HTTP_TIMEOUT = int(os.environ.get("GITHUB_HTTP_TIMEOUT", "30"))
 GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024
+# Processed and ignored deliveries (their raw bodies, 5-30 kB each) are deleted after this many
+# days by a daily beat job; failed and pending ones are kept. 0: kept for ever.
+WEBHOOK_DELIVERY_RETENTION_DAYS = int(os.environ.get("WEBHOOK_DELIVERY_RETENTION_DAYS", "30"))
 # 5xx answers are retried this many times inside one request, with exponential backoff.
 GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
 GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from tests.fakes.github_api import github_for_settings
 from tests.fakes.github_webhooks import (
@@ -147,6 +149,45 @@ def test_a_batch_from_a_web_process_processes_each_delivery_once_in_order():
         ("b-3", "processed", 0),
     ]
     assert issue_4321().state == "closed"  # both were applied
+
+
+def test_the_retention_job_deletes_old_processed_and_ignored_deliveries_and_keeps_the_rest(
+    client, settings
+):
+    from triage.services.webhooks import deliveries_prune
+    from triage.tasks import prune_webhook_deliveries
+
+    assert deliver(client, "issues__opened", delivery_id="kept-effects").status_code == 202
+    status = WebhookDelivery.Status
+    for n, state in enumerate([status.PROCESSED] * 3 + [status.IGNORED, status.FAILED]):
+        WebhookDelivery.objects.create(
+            delivery_id=f"old-{n}", event="issues", raw_body=b"{}", status=state
+        )
+    WebhookDelivery.objects.create(delivery_id="old-pending", event="issues", raw_body=b"{}")
+    WebhookDelivery.objects.create(
+        delivery_id="recent", event="issues", raw_body=b"{}", status=status.PROCESSED
+    )
+    now = timezone.now()
+    WebhookDelivery.objects.exclude(delivery_id="recent").update(
+        received_at=now - timedelta(days=31)
+    )
+    WebhookDelivery.objects.filter(delivery_id="recent").update(
+        received_at=now - timedelta(days=29)
+    )
+
+    settings.WEBHOOK_DELIVERY_RETENTION_DAYS = 0  # kept for ever
+    assert prune_webhook_deliveries.apply().get() == 0
+    assert WebhookDelivery.objects.count() == 8
+
+    settings.WEBHOOK_DELIVERY_RETENTION_DAYS = 30
+    assert deliveries_prune(older_than=timedelta(days=30), batch=2) == 5  # in three batches
+    assert sorted(WebhookDelivery.objects.values_list("delivery_id", flat=True)) == [
+        "old-4",  # failed: kept for a human
+        "old-pending",  # the sweep's
+        "recent",
+    ]
+    assert issue_4321().title  # what a pruned delivery did stays
+    assert prune_webhook_deliveries.apply().get() == 0
 
 
 def test_an_unknown_event_is_recorded_and_ignored(client):

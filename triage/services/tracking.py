@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import transaction
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
+from config import beat_schedules
 from triage.models import Repository
 from triage.services.ingest import repository_get_or_create
 
@@ -75,4 +76,15 @@ def schedules_install_defaults() -> None:
             "queue": "ingest",
             "description": "Deliveries stored while no worker ran are processed here.",
         },
+    )
+    beat_schedules.crontab_jobs_install(
+        [
+            beat_schedules.CrontabJob(
+                name="prune old webhook deliveries",
+                task="triage.tasks.prune_webhook_deliveries",
+                cron={"minute": "40", "hour": "3"},
+                description="Processed and ignored deliveries older than "
+                "WEBHOOK_DELIVERY_RETENTION_DAYS are deleted (their effects stay).",
+            )
+        ]
     )

@@ -201,6 +201,27 @@ def deliveries_pending_ids(*, older_than: timedelta = timedelta(seconds=30)) -> 
     )
 
 
+PRUNE_BATCH = 5000
+
+
+def deliveries_prune(*, older_than: timedelta, batch: int = PRUNE_BATCH) -> int:
+    """Delete processed and ignored deliveries received before `older_than` ago, `batch` rows
+    per statement (short locks, small WAL bursts); failed and pending ones stay for a human or
+    the sweep. Their effects (issues, comments, links) are not touched. Returns rows deleted."""
+    cutoff = timezone.now() - older_than
+    done = (WebhookDelivery.Status.PROCESSED, WebhookDelivery.Status.IGNORED)
+    deleted = 0
+    while True:
+        ids = list(
+            WebhookDelivery.objects.filter(received_at__lt=cutoff, status__in=done)
+            .order_by()
+            .values_list("pk", flat=True)[:batch]
+        )
+        if not ids:
+            return deleted
+        deleted += WebhookDelivery.objects.filter(pk__in=ids).delete()[0]
+
+
 # --- processing ----------------------------------------------------------------------------
 
 
