@@ -348,6 +348,9 @@ def isolation_summary() -> str:
 
 
 PR_SET_PDEATHSIG = 1
+# The sandbox's init ends the run itself this long after its timeout, should the worker that
+# stops it at the timeout be gone without the namespace going too.
+INIT_DEADLINE_GRACE_S = 30
 
 
 def _die_with_the_worker(parent: int) -> None:
@@ -560,6 +563,7 @@ def _run_confined(argv, *, files, limits, env, collect, on_timeout, python_guard
             "keep": _kept_paths(),
             "disk_bytes": limits.disk_bytes,
             "nproc": limits.nproc,
+            "deadline_s": limits.timeout_s + INIT_DEADLINE_GRACE_S,
             "owner": [uid, uid] if uid is not None else None,
             "argv": [part.replace("{dir}", inner) for part in argv],
             "env": _command_env(inner, env, python_guard),

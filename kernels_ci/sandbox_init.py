@@ -32,7 +32,7 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 AT_FDCWD, AT_RECURSIVE = -100, 0x8000
 MOUNT_ATTR_RDONLY = 0x1
 SYS_MOUNT_SETATTR = 442  # the same number on every architecture (new syscall table)
-PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE = 38, 4
+PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE, PR_SET_PDEATHSIG = 38, 4, 1
 POLL_S = 0.01
 SHM = "/dev/shm"  # noqa: S108 - a private tmpfs of this mount namespace
 STATUS_FD = -1
@@ -156,6 +156,10 @@ def drop_privileges(cfg: dict) -> None:
     else:  # mode userns: a nested user namespace with no mapping locks every mount above
         _check(libc.unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
     _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    # A change of credentials clears the parent-death signal (`unshare --kill-child`'s for this
+    # init): set it again, or a worker killed mid-run (SIGKILL, the OOM killer) would leave
+    # its reproducer running, unsupervised, beside the run's next attempt.
+    _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
 
 
 def start(cfg: dict) -> tuple[int, int]:
@@ -230,11 +234,18 @@ def collect(cfg: dict, bound: int) -> dict:
 
 def supervise(cfg: dict, main: int, exec_pipe: int) -> dict:
     status, limit = None, ""
+    # The worker stops the run at its timeout; past this, it is gone without taking the
+    # namespace with it, and the run ends here.
+    deadline = time.monotonic() + cfg["deadline_s"] if cfg.get("deadline_s") else None
     while status is None:
         status = reap(main)
         if status is None and over_limit(cfg):
             limit = "processes"
             kill_all()
+        elif status is None and deadline is not None and time.monotonic() > deadline:
+            limit = "timeout"
+            kill_all()
+            deadline = None
         time.sleep(POLL_S)
     kill_all()  # leftovers: daemons, setsid children, background jobs
     while True:

@@ -4,7 +4,9 @@ files, and no process left behind. Each attack runs for real, as a Python script
 
 import json
 import os
+import signal
 import sys
+import time
 import uuid
 
 import pytest
@@ -14,6 +16,7 @@ from kernels_ci.backends import backend_get
 from kernels_ci.backends.base import RunSpec
 from kernels_ci.sandbox import Limits, SandboxUnavailable, isolation_problem, sandbox_run
 from kernels_ci.signatures import observe
+from tests.processes import wait_for
 
 pytestmark = pytest.mark.usefixtures("needs_namespaces")
 
@@ -91,6 +94,38 @@ def test_a_setsid_child_dies_with_the_run_on_timeout_and_on_exit():
         result = run(code, timeout_s=2)
         assert result.timed_out == (ending != "pass")
         assert survivors(f"sleep {marker}") == []
+
+
+def test_a_run_dies_with_its_worker_killed_mid_run():
+    """The init drops root after it starts the command, and a change of credentials clears the
+    parent-death signal `unshare --kill-child` gave it: it sets it again, so a worker killed
+    with SIGKILL (the OOM killer) takes its namespace along, and nothing runs on unsupervised."""
+    marker = f"{uuid.uuid4().int % 10**6}.{os.getpid()}"
+    code = f"import time\nwhile True:\n    time.sleep(0.2)  # {marker}\n"
+    worker = os.fork()
+    if worker == 0:  # the worker: runs the reproducer, and is killed in the middle of it
+        try:
+            run(code, timeout_s=60)
+        finally:
+            os._exit(0)
+    try:
+        wait_for(lambda: survivors(marker), timeout=20, message="the reproducer never started")
+        time.sleep(0.5)  # the init has dropped root by now
+    finally:
+        os.kill(worker, signal.SIGKILL)
+        os.waitpid(worker, 0)
+    wait_for(lambda: not survivors(marker), timeout=10, message="the reproducer outlived it")
+
+
+def test_the_init_ends_a_run_its_worker_did_not_stop_after_its_deadline(monkeypatch):
+    from kernels_ci import sandbox
+
+    # as if the worker's own stop at the timeout never came: the init's deadline is 1 s
+    monkeypatch.setattr(sandbox, "INIT_DEADLINE_GRACE_S", 1 - 30)
+    started = time.monotonic()
+    result = run("import time\nwhile True:\n    time.sleep(0.2)\n", timeout_s=30)
+    assert time.monotonic() - started < 15
+    assert not result.timed_out and result.limit == "timeout"
 
 
 def test_the_service_files_secrets_and_worker_are_out_of_reach(monkeypatch):
