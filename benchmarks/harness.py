@@ -43,12 +43,16 @@ def base_env(**extra: str) -> dict[str, str]:
 # --- scratch databases ------------------------------------------------------------------------
 
 
-def _admin_connect(url: str):
+def connect(database_url: str, **options):
+    """A psycopg connection to a postgres:// URL (as DATABASE_URL spells it)."""
     import psycopg
 
+    return psycopg.connect(database_url.replace("postgres://", "postgresql://", 1), **options)
+
+
+def _admin_connect(url: str):
     parts = urlsplit(url)
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    return psycopg.connect(admin.replace("postgres://", "postgresql://", 1), autocommit=True)
+    return connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True)
 
 
 @contextlib.contextmanager

@@ -39,12 +39,6 @@ from benchmarks.backfill import REPO  # noqa: E402
 BACKFILL = str(Path(__file__).resolve().parent / "backfill.py")
 
 
-def _connect(database_url: str):
-    import psycopg
-
-    return psycopg.connect(database_url.replace("postgres://", "postgresql://", 1))
-
-
 def _checks(database_url: str) -> dict:
     """Counts that say whether every stage finished for every row."""
     q = {
@@ -68,7 +62,7 @@ def _checks(database_url: str) -> dict:
         " (SELECT max(updated_at) FROM releases_fixlink),"
         " (SELECT max(extracted_at) FROM kernels_ci_reprocase)",
     }
-    with _connect(database_url) as conn:
+    with harness.connect(database_url) as conn:
         issues, distinct, pulls, open_issues, merged = conn.execute(q["issues"]).fetchone()
         predicted = dict(conn.execute(q["predicted"]).fetchall())
         prioritized = conn.execute(q["prioritized"]).fetchone()[0]

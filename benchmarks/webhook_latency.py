@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import harness  # noqa: E402
+from benchmarks import harness, pipeline_stack  # noqa: E402
 from tests.fakes.github_webhooks import delivery_headers, fixture_payload  # noqa: E402
 
 SECRET = "benchmark-webhook-secret"  # noqa: S105 - shared with the gunicorn we start
@@ -139,9 +139,7 @@ def enqueued_deliveries(broker, queue: str = "ingest", settle: float = 1.0) -> t
 
 
 def _count_rows(database_url: str) -> tuple[int, int]:
-    import psycopg
-
-    with psycopg.connect(database_url.replace("postgres://", "postgresql://", 1)) as conn:
+    with harness.connect(database_url) as conn:
         return conn.execute(
             "SELECT count(*), count(DISTINCT delivery_id) FROM triage_webhookdelivery"
         ).fetchone()
@@ -161,11 +159,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.database_url.startswith("postgres"):
         raise SystemExit("this benchmark runs against Postgres")
-    import redis
-
-    broker = redis.Redis.from_url(args.redis_url)
-    if broker.dbsize():
-        raise SystemExit(f"{args.redis_url} is not empty; refusing to use (and flush) it")
+    broker = pipeline_stack.redis_scratch(args.redis_url)
 
     port = _free_port()
     url = f"http://127.0.0.1:{port}/"

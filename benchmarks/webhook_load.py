@@ -190,9 +190,7 @@ def _send(url: str, items: list, rate: float, concurrency: int, max_seconds: flo
 
 
 def _query(database_url: str, sql: str):
-    import psycopg
-
-    with psycopg.connect(database_url.replace("postgres://", "postgresql://", 1)) as conn:
+    with harness.connect(database_url) as conn:
         return conn.execute(sql).fetchall()
 
 

@@ -236,16 +236,15 @@ def supervise(cfg: dict, main: int, exec_pipe: int) -> dict:
     status, limit = None, ""
     # The worker stops the run at its timeout; past this, it is gone without taking the
     # namespace with it, and the run ends here.
-    deadline = time.monotonic() + cfg["deadline_s"] if cfg.get("deadline_s") else None
+    deadline = time.monotonic() + cfg["deadline_s"]
     while status is None:
         status = reap(main)
         if status is None and over_limit(cfg):
             limit = "processes"
             kill_all()
-        elif status is None and deadline is not None and time.monotonic() > deadline:
+        elif status is None and not limit and time.monotonic() > deadline:
             limit = "timeout"
             kill_all()
-            deadline = None
         time.sleep(POLL_S)
     kill_all()  # leftovers: daemons, setsid children, background jobs
     while True:

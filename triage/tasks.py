@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from celery import shared_task
 from celery.signals import beat_init
-from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
 from django.utils import timezone
 
@@ -132,13 +130,8 @@ def process_pending_webhook_deliveries() -> int:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def prune_webhook_deliveries() -> int:
-    """The daily retention job: old processed and ignored deliveries go (settings)."""
-    days = settings.WEBHOOK_DELIVERY_RETENTION_DAYS
-    if days <= 0:
-        return 0
-    deleted = webhooks.deliveries_prune(older_than=timedelta(days=days))
-    logger.info("pruned %d webhook deliveries older than %d days", deleted, days)
-    return deleted
+    """The daily retention job (webhooks.deliveries_prune_expired)."""
+    return webhooks.deliveries_prune_expired()
 
 
 @beat_init.connect

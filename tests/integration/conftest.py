@@ -19,7 +19,6 @@ import pytest
 from django.conf import settings
 
 from tests.fakes.github_api import GitHubEmulator
-from tests.processes import wait_for  # noqa: F401  (imported from here by other tests)
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "integration-token"

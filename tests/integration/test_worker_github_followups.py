@@ -6,7 +6,7 @@ import pytest
 import requests
 
 from tests.fakes.github_webhooks import delivery_headers, fixture_body, fixture_payload
-from tests.integration.conftest import wait_for
+from tests.processes import wait_for
 from triage.models import Issue, SyncState
 from triage.services import tracking
 from triage.tasks import sync_repository

@@ -18,8 +18,9 @@ from django.utils import timezone
 from config.celery import app
 from kernels_ci.models import ReproCase, ReproRun, Runner
 from kernels_ci.services.cases import case_refresh, cases_refresh
-from tests.integration.conftest import ROOT, _database_url_of_test_db, real_services, wait_for
+from tests.integration.conftest import ROOT, _database_url_of_test_db, real_services
 from tests.kernels_ci.factories import issue_body
+from tests.processes import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 __all__ = ["real_services"]

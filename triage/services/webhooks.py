@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import (
     DatabaseError,
     IntegrityError,
@@ -202,6 +203,17 @@ def deliveries_pending_ids(*, older_than: timedelta = timedelta(seconds=30)) -> 
 
 
 PRUNE_BATCH = 5000
+
+
+def deliveries_prune_expired() -> int:
+    """The retention policy: processed and ignored deliveries older than
+    WEBHOOK_DELIVERY_RETENTION_DAYS go (0: none ever does). Returns rows deleted."""
+    days = settings.WEBHOOK_DELIVERY_RETENTION_DAYS
+    if days <= 0:
+        return 0
+    deleted = deliveries_prune(older_than=timedelta(days=days))
+    logger.info("pruned %d webhook deliveries older than %d days", deleted, days)
+    return deleted
 
 
 def deliveries_prune(*, older_than: timedelta, batch: int = PRUNE_BATCH) -> int:
