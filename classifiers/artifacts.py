@@ -191,14 +191,15 @@ def metadata_check(metadata: dict) -> None:
             f"{sklearn.__version__}; a pickled model is only safe with the version that wrote it. "
             f"Retrain it: python manage.py train_classifier {metadata.get('model')}"
         )
-    encoder = (metadata.get("features") or {}).get("embeddings")
-    if encoder:
-        try:
-            embeddings.encoder_check(encoder)
-        except embeddings.EmbeddingsUnavailable as exc:
-            raise ForeignArtifact(
-                f"{metadata.get('model')} version {metadata.get('version')}: {exc}"
-            ) from None
+    for kind in ("embeddings", "finetuned"):  # a frozen or a fine-tuned packaged encoder
+        encoder = (metadata.get("features") or {}).get(kind)
+        if encoder:
+            try:
+                embeddings.encoder_check(encoder)
+            except embeddings.EmbeddingsUnavailable as exc:
+                raise ForeignArtifact(
+                    f"{metadata.get('model')} version {metadata.get('version')}: {exc}"
+                ) from None
 
 
 _cache: dict[tuple[str, str, str], LoadedModel] = {}

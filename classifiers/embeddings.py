@@ -68,16 +68,20 @@ _encoder = None
 _lock = threading.Lock()
 
 
+def load_package_model():
+    """A new SentenceTransformer with the package's weights, read from site-packages only."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import importlib
+
+    return importlib.import_module(MODULE).load_model(device="cpu")
+
+
 def _load():
     global _encoder
     with _lock:
         if _encoder is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            import importlib
-
-            package = importlib.import_module(MODULE)
-            encoder = package.load_model(device="cpu")
+            encoder = load_package_model()
             encoder.max_seq_length = MAX_TOKENS
             _encoder = encoder
     return _encoder

@@ -9,6 +9,10 @@ fit(texts, labels):
      probabilities give the cross-validated metrics and, per class, the lowest confidence at which
      that class's predictions still reach `target_precision` (its abstention threshold);
   3. the classifier is fitted on everything.
+A model with `finetune = True` (sentiment) trains as well, with the embeddings extra switched on,
+the packaged sentence encoder fine-tuned on its labels (classifiers/finetune.py): out of fold on
+min(folds, 3) folds for the metrics and thresholds, then on everything; its probabilities are
+averaged with the linear model's (`finetune_weight`), and the evidence stays the TF-IDF words.
 The classifier is a multinomial logistic regression (probabilities of its own, one fit) unless a
 model asks for the sigmoid-calibrated linear SVM (`linear = "calibrated_svm"`, three fits).
 A prediction under its class's threshold is kept but marked `needs_triage`: a human decides.
@@ -35,12 +39,14 @@ from sklearn.pipeline import FeatureUnion
 from sklearn.svm import LinearSVC
 
 from classifiers import embeddings, features
+from classifiers import finetune as tuning
 
 DEFAULT_FOLDS = 5
 LARGE_TRAINING_SET = 5000  # from this size on, 3 folds: enough out-of-fold items, 2 fits fewer
 SEED = 0
 MIN_THRESHOLD_SUPPORT = 5
 MIN_CLASS_EXAMPLES = 5  # fewer: the class is left out (too few to cross-validate)
+FINETUNE_FOLDS = 3  # each fold fine-tunes the encoder once: the costly part of training
 
 
 class TrainingDataError(ValueError):
@@ -138,15 +144,21 @@ class TextClassifier:
     c: ClassVar[float] = 10.0  # inverse regularisation of the linear model
     # weight of the sentence embedding beside the TF-IDF row; 0: this model never uses them
     embedding_weight: ClassVar[float] = 0.0
+    # with the embeddings extra switched on: also fine-tune the encoder (classifiers/finetune.py)
+    finetune: ClassVar[bool] = False
+    finetune_weight: ClassVar[float] = 0.5  # its share of the averaged probabilities
+    finetune_config: ClassVar[tuning.FineTuneConfig] = tuning.FineTuneConfig()
     evidence_terms: ClassVar[int] = 6
 
     def __init__(self, *, embeddings: bool | None = None):
         """embeddings: None follows settings.CLASSIFIER_EMBEDDINGS (off when unset)."""
         if embeddings is None:
             embeddings = _embeddings_setting()
-        self.use_embeddings = embeddings and self.embedding_weight > 0
+        self.use_embeddings = embeddings and (self.embedding_weight > 0 or self.finetune)
         self.features: FeatureUnion | None = None
         self.embeddings: dict | None = None  # the encoder a fitted model was trained with
+        self.finetuned: tuning.FineTuned | None = None
+        self.blend_weight = self.finetune_weight
         self.classifier = None
         self.classes: list[str] = []
         self.thresholds: dict[str, float] = {}
@@ -174,6 +186,8 @@ class TextClassifier:
         info["linear"] = self.linear
         if self.embeddings:
             info["embeddings"] = dict(self.embeddings)
+        if self.finetuned:
+            info["finetuned"] = dict(self.finetuned.info(), weight=self.blend_weight)
         return info
 
     def _matrix(self, texts: list[str]):
@@ -218,16 +232,22 @@ class TextClassifier:
 
         self.features = self.build_features()
         self.embeddings = None
+        self.finetuned = None
         if self.use_embeddings:
             try:
-                self.embeddings = dict(embeddings.encoder_info(), weight=self.embedding_weight)
+                encoder = embeddings.encoder_info()
             except embeddings.EmbeddingsUnavailable as exc:
                 raise TrainingDataError(f"{self.name}: {exc}") from None
+            if self.embedding_weight > 0:
+                self.embeddings = dict(encoder, weight=self.embedding_weight)
         x = self._with_embeddings(self.features.fit_transform(texts), texts)
         estimator = self.build_classifier(smallest_train_fold)
         cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=SEED)
         proba = cross_val_predict(clone(estimator), x, y, cv=cv, method="predict_proba")
         classes = np.unique(y)  # cross_val_predict orders columns by sorted class
+        finetuning = self.use_embeddings and self.finetune
+        if finetuning:
+            proba = self._blend(proba, self._finetune_out_of_fold(texts, y, classes))
         oof_pred = classes[proba.argmax(axis=1)]
         oof_conf = proba.max(axis=1)
         self.thresholds = abstention_thresholds(
@@ -244,23 +264,63 @@ class TextClassifier:
             folds=folds,
             seed=SEED,
             dropped_classes=sorted(set(counts) - kept),
-            features="tfidf+embeddings" if self.embeddings else "tfidf",
+            features=self._features_name(finetuning),
         )
         self.classifier = estimator.fit(x, y)
         self.classes = [str(c) for c in self.classifier.classes_]
+        if finetuning:
+            index = np.searchsorted(classes, y)
+            state = tuning.finetune(
+                self._encoder_texts(texts), index, len(classes), self.finetune_config
+            )
+            # predictions come from the weights as saved (float16), in process and once loaded
+            self.finetuned = tuning.FineTuned(state)
         self._feature_names = None
         return self.cv_metrics
+
+    def _features_name(self, finetuning: bool) -> str:
+        if finetuning:
+            return "tfidf+finetuned"
+        return "tfidf+embeddings" if self.embeddings else "tfidf"
+
+    def _finetune_out_of_fold(self, texts: list[str], y: np.ndarray, classes) -> np.ndarray:
+        n_min = min(Counter(y.tolist()).values())
+        folds = max(2, min(FINETUNE_FOLDS, n_min))
+        index = np.searchsorted(classes, y)
+        texts = self._encoder_texts(texts)
+        proba = np.zeros((len(texts), len(classes)))
+        cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=SEED)
+        for train, test in cv.split(texts, y):
+            state = tuning.finetune(
+                [texts[i] for i in train], index[train], len(classes), self.finetune_config
+            )
+            proba[test] = tuning.FineTuned(state).predict_proba([texts[i] for i in test])
+        return proba
+
+    @staticmethod
+    def _encoder_texts(texts: list[str]) -> list[str]:
+        return [features.embedding_text(t) for t in texts]
+
+    def _blend(self, linear: np.ndarray, finetuned: np.ndarray) -> np.ndarray:
+        """The fine-tuned encoder's share is the one the model was trained with (in its state)."""
+        return (1 - self.blend_weight) * linear + self.blend_weight * finetuned
 
     # --- prediction --------------------------------------------------------------------------
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
-        return self.classifier.predict_proba(self._matrix(texts)[1])
+        return self._proba(texts, self._matrix(texts)[1])
+
+    def _proba(self, texts: list[str], rows) -> np.ndarray:
+        proba = self.classifier.predict_proba(rows)
+        if self.finetuned:
+            proba = self._blend(proba, self.finetuned.predict_proba(self._encoder_texts(texts)))
+        return proba
 
     def predict(self, texts: list[str], *, with_evidence: bool = True) -> list[Prediction]:
         if not texts:
             return []
         x, full = self._matrix(texts)
-        proba = self.classifier.predict_proba(full)
+        proba = self._proba(texts, full)
         best = proba.argmax(axis=1)
         coefs = self._class_weights() if with_evidence else None
         predictions = []
@@ -323,6 +383,8 @@ class TextClassifier:
             "thresholds": self.thresholds,
             "cv_metrics": self.cv_metrics,
             "embeddings": self.embeddings,
+            "finetuned": self.finetuned.state if self.finetuned else None,
+            "finetune_weight": self.blend_weight,
         }
 
     @classmethod
@@ -332,6 +394,9 @@ class TextClassifier:
         model.embeddings = state.get("embeddings")
         if model.embeddings:
             embeddings.encoder_check(model.embeddings)
+        if state.get("finetuned"):
+            model.finetuned = tuning.FineTuned(state["finetuned"])
+            model.blend_weight = state["finetune_weight"]
         model.features = state["features"]
         model.classifier = state["classifier"]
         model.classes = list(state["classes"])
