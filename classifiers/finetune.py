@@ -39,17 +39,12 @@ class FineTuneConfig:
     warmup: float = 0.1
 
 
-def _fresh_encoder():
-    """A new copy of the packaged encoder (the frozen one of embeddings.encode is shared)."""
-    embeddings.encoder_info()  # raises EmbeddingsUnavailable with the install hint
-    return embeddings.load_package_model()
-
-
 class _Network:
     def __init__(self, n_classes: int, max_tokens: int):
         import torch
 
-        sentence_transformer = _fresh_encoder()
+        # a new copy of the packaged encoder (the frozen one of embeddings.encode is shared)
+        sentence_transformer = embeddings.load_package_model()
         self.tokenizer = sentence_transformer.tokenizer
         self.encoder = sentence_transformer[0].auto_model
         self.head = torch.nn.Linear(DIMENSIONS, n_classes)
@@ -109,6 +104,7 @@ def finetune(
     """Train on (texts, class indices); returns the state a FineTuned is made from."""
     import torch
 
+    encoder = embeddings.encoder_info()  # raises EmbeddingsUnavailable with the install hint
     torch.manual_seed(config.seed)
     rng = random.Random(config.seed)
     network = _Network(n_classes, config.max_tokens)
@@ -135,7 +131,7 @@ def finetune(
             optimiser.step()
             schedule.step()
     return {
-        "encoder": embeddings.encoder_info(),
+        "encoder": encoder,
         "config": asdict(config),
         "n_classes": n_classes,
         "weights": network.weights(),

@@ -246,8 +246,11 @@ class TextClassifier:
         proba = cross_val_predict(clone(estimator), x, y, cv=cv, method="predict_proba")
         classes = np.unique(y)  # cross_val_predict orders columns by sorted class
         finetuning = self.use_embeddings and self.finetune
-        if finetuning:
-            proba = self._blend(proba, self._finetune_out_of_fold(texts, y, classes))
+        if finetuning:  # the encoder's texts and class indices, for its folds and final fit
+            encoder_texts, index = self._encoder_texts(texts), np.searchsorted(classes, y)
+            proba = self._blend(
+                proba, self._finetune_out_of_fold(encoder_texts, y, index, len(classes))
+            )
         oof_pred = classes[proba.argmax(axis=1)]
         oof_conf = proba.max(axis=1)
         self.thresholds = abstention_thresholds(
@@ -269,10 +272,7 @@ class TextClassifier:
         self.classifier = estimator.fit(x, y)
         self.classes = [str(c) for c in self.classifier.classes_]
         if finetuning:
-            index = np.searchsorted(classes, y)
-            state = tuning.finetune(
-                self._encoder_texts(texts), index, len(classes), self.finetune_config
-            )
+            state = tuning.finetune(encoder_texts, index, len(classes), self.finetune_config)
             # predictions come from the weights as saved (float16), in process and once loaded
             self.finetuned = tuning.FineTuned(state)
         self._feature_names = None
@@ -283,16 +283,16 @@ class TextClassifier:
             return "tfidf+finetuned"
         return "tfidf+embeddings" if self.embeddings else "tfidf"
 
-    def _finetune_out_of_fold(self, texts: list[str], y: np.ndarray, classes) -> np.ndarray:
+    def _finetune_out_of_fold(
+        self, texts: list[str], y: np.ndarray, index: np.ndarray, n_classes: int
+    ) -> np.ndarray:
         n_min = min(Counter(y.tolist()).values())
         folds = max(2, min(FINETUNE_FOLDS, n_min))
-        index = np.searchsorted(classes, y)
-        texts = self._encoder_texts(texts)
-        proba = np.zeros((len(texts), len(classes)))
+        proba = np.zeros((len(texts), n_classes))
         cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=SEED)
         for train, test in cv.split(texts, y):
             state = tuning.finetune(
-                [texts[i] for i in train], index[train], len(classes), self.finetune_config
+                [texts[i] for i in train], index[train], n_classes, self.finetune_config
             )
             proba[test] = tuning.FineTuned(state).predict_proba([texts[i] for i in test])
         return proba
