@@ -30,17 +30,15 @@ import hashlib
 import json
 import random
 import re
-import signal
-import socket
-import socketserver
 import threading
 import time
 import traceback
 from datetime import UTC, datetime
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from operator import attrgetter
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+
+from tests.fakes.http_emulator import HttpEmulator, Reply
 
 API = "@@EMULATED_GITHUB_API@@"
 API_BYTES = API.encode()
@@ -1101,13 +1099,6 @@ _FAULT_BODIES = {
 # ---------------------------------------------------------------- HTTP plumbing
 
 
-class Reply:
-    __slots__ = ("status", "headers", "body")
-
-    def __init__(self, status: int, headers: list, body: bytes | None):
-        self.status, self.headers, self.body = status, headers, body
-
-
 class _HttpError(Exception):
     def __init__(self, status: int, message: str):
         super().__init__(message)
@@ -1354,86 +1345,14 @@ class _Api:
         return self.store.comment_bytes(repo, com), None, 201
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def version_string(self) -> str:
-        return "GitHub.com"
-
-    def setup(self):
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.server.track(self.connection, add=True)
-
-    def finish(self):
-        self.server.track(self.connection, add=False)
-        super().finish()
-
-    def do_GET(self):
-        self._serve("GET")
-
-    def do_POST(self):
-        self._serve("POST")
-
-    def do_PATCH(self):
-        self._serve("PATCH")
-
-    def do_PUT(self):
-        self._serve("PUT")
-
-    def do_DELETE(self):
-        self._serve("DELETE")
-
-    def _serve(self, method: str) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        reply = self.server.emulator.handle(method, self.path, self.headers, body)
-        self.send_response(reply.status)
-        for name, value in reply.headers:
-            self.send_header(name, value)
-        if reply.status != 304:
-            self.send_header("Content-Length", str(len(reply.body or b"")))
-        self.end_headers()
-        if reply.body and reply.status != 304:
-            self.wfile.write(reply.body)
-
-    def log_message(self, format, *args):
-        pass
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address, emulator: GitHubEmulator):
-        self.emulator = emulator
-        self._connections: set = set()
-        self._connections_lock = threading.Lock()
-        super().__init__(address, _Handler)
-
-    def server_bind(self):
-        socketserver.TCPServer.server_bind(self)  # skips HTTPServer's slow getfqdn()
-        self.server_name, self.server_port = self.server_address[:2]
-
-    def track(self, connection, add: bool) -> None:
-        with self._connections_lock:
-            if add:
-                self._connections.add(connection)
-            else:
-                self._connections.discard(connection)
-
-    def close_connections(self) -> None:
-        with self._connections_lock:
-            connections = list(self._connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-
-
 # ---------------------------------------------------------------- the emulator
 
 
-class GitHubEmulator:
+class GitHubEmulator(HttpEmulator):
     """A GitHub REST API on 127.0.0.1 for PyGithub: data, rate limit, faults, request log."""
+
+    server_software = "GitHub.com"
+    thread_name = "github-emulator"
 
     def __init__(
         self,
@@ -1451,45 +1370,6 @@ class GitHubEmulator:
         self._rate = _RateLimit(rate_limit)
         self._faults = _Faults()
         self._api = _Api(self._store, self._rate)
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # lifecycle
-    def start(self, port: int = 0) -> GitHubEmulator:
-        self._server = _Server(("127.0.0.1", port), self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="github-emulator",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        self._server.close_connections()
-        self._thread.join(timeout=5)
-        self._server = self._thread = None
-
-    def __enter__(self) -> GitHubEmulator:
-        return self if self._server else self.start()
-
-    def __exit__(self, *exc_info) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("the emulator is not started")
-        return self._server.server_address[1]
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{self.path_prefix}"
 
     # data
     def add_repo(self, full_name: str, **fields) -> dict:
@@ -2006,14 +1886,7 @@ def main(argv=None) -> None:
         )
         if not args.lazy:
             emulator.prerender(repo)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    emulator.start(port=args.port)
-    print(f"READY {emulator.url}", flush=True)
-    while not stop.wait(0.5):
-        pass
-    emulator.stop()
+    emulator.serve_until_signalled(port=args.port)
 
 
 if __name__ == "__main__":

@@ -30,22 +30,19 @@ from __future__ import annotations
 import argparse
 import base64
 import bisect
-import contextlib
 import hashlib
 import json
 import random
 import re
-import signal
-import socket
-import socketserver
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
+
+from tests.fakes.http_emulator import HttpEmulator, Reply
 
 POST_ID_START = 1_860_000_000_000_000_000
 USER_ID_START = 1_580_000_000_000_000_000
@@ -1000,13 +997,6 @@ _NOT_FOUND_BODY = {"errors": [{"message": "Sorry, that page does not exist", "co
 # ---------------------------------------------------------------- HTTP plumbing
 
 
-class Reply:
-    __slots__ = ("status", "headers", "body")
-
-    def __init__(self, status: int, headers: list, body: bytes | None):
-        self.status, self.headers, self.body = status, headers, body
-
-
 class _HttpError(Exception):
     def __init__(self, status: int, body: dict):
         super().__init__(body)
@@ -1273,83 +1263,14 @@ def _decode_token(token: str, filters: tuple) -> int | None:
     return int(last_id)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def version_string(self) -> str:
-        return "tsa_b"
-
-    def setup(self):
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.server.track(self.connection, add=True)
-
-    def finish(self):
-        self.server.track(self.connection, add=False)
-        super().finish()
-
-    def do_GET(self):
-        self._serve("GET")
-
-    def do_POST(self):
-        self._serve("POST")
-
-    def do_PUT(self):
-        self._serve("PUT")
-
-    def do_DELETE(self):
-        self._serve("DELETE")
-
-    def _serve(self, method: str) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
-        reply = self.server.emulator.handle(method, self.path, self.headers)
-        self.send_response(reply.status)
-        for name, value in reply.headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(reply.body or b"")))
-        self.end_headers()
-        if reply.body:
-            self.wfile.write(reply.body)
-
-    def log_message(self, format, *args):
-        pass
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address, emulator: XEmulator):
-        self.emulator = emulator
-        self._connections: set = set()
-        self._connections_lock = threading.Lock()
-        super().__init__(address, _Handler)
-
-    def server_bind(self):
-        socketserver.TCPServer.server_bind(self)  # skips HTTPServer's slow getfqdn()
-        self.server_name, self.server_port = self.server_address[:2]
-
-    def track(self, connection, add: bool) -> None:
-        with self._connections_lock:
-            if add:
-                self._connections.add(connection)
-            else:
-                self._connections.discard(connection)
-
-    def close_connections(self) -> None:
-        with self._connections_lock:
-            connections = list(self._connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-
-
 # ---------------------------------------------------------------- the emulator
 
 
-class XEmulator:
+class XEmulator(HttpEmulator):
     """X API v2 recent search on 127.0.0.1 for tweepy: data, rate limit, faults, request log."""
+
+    server_software = "tsa_b"
+    thread_name = "x-emulator"
 
     def __init__(self, bearer_token: str = "x-test-token", *, rate_limit: int = RATE_LIMIT):
         self.bearer_token = bearer_token
@@ -1359,45 +1280,6 @@ class XEmulator:
         self._rate = _RateLimit(rate_limit)
         self._faults = _Faults()
         self._search = _Search(self._store)
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # lifecycle
-    def start(self, port: int = 0) -> XEmulator:
-        self._server = _Server(("127.0.0.1", port), self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="x-emulator",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        self._server.close_connections()
-        self._thread.join(timeout=5)
-        self._server = self._thread = None
-
-    def __enter__(self) -> XEmulator:
-        return self if self._server else self.start()
-
-    def __exit__(self, *exc_info) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("the emulator is not started")
-        return self._server.server_address[1]
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     # data
     def add_user(
@@ -1519,7 +1401,7 @@ class XEmulator:
             )
 
     # request handling (called by the HTTP handler threads)
-    def handle(self, method: str, raw_path: str, headers) -> Reply:
+    def handle(self, method: str, raw_path: str, headers, body: bytes = b"") -> Reply:
         parts = urlsplit(raw_path)
         query = dict(parse_qsl(parts.query, keep_blank_values=True))
         with self._lock:
@@ -1597,14 +1479,7 @@ def main(argv=None) -> None:
     emulator = XEmulator(bearer_token=args.token, rate_limit=args.rate_limit)
     if args.posts:
         emulator.bulk_generate(args.posts, seed=args.seed, queries_hint=args.hint or ("ROCm",))
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    emulator.start(port=args.port)
-    print(f"READY {emulator.url}", flush=True)
-    while not stop.wait(0.5):
-        pass
-    emulator.stop()
+    emulator.serve_until_signalled(port=args.port)
 
 
 if __name__ == "__main__":
