@@ -256,6 +256,25 @@ PULL_FIELDS = [
 ]
 
 
+def _changed_labels(repository: Repository, changed: list[tuple[Issue, dict]]) -> dict[str, int]:
+    """The labels the changed items carry, upserted: lower-cased name -> label id."""
+    return labels_upsert(
+        repository=repository,
+        labels=[
+            lb for _, item in changed for lb in item.get("labels") or [] if isinstance(lb, dict)
+        ],
+    )
+
+
+def _label_ids(item_labels, labels: dict[str, int]) -> list[int]:
+    """The ids of an item's labels (GitHub's label objects), those that `labels` holds."""
+    return [
+        labels[lb["name"].lower()]
+        for lb in item_labels or []
+        if isinstance(lb, dict) and lb.get("name") and lb["name"].lower() in labels
+    ]
+
+
 def _replace_m2m(
     through,
     owner_field: str,
@@ -390,12 +409,7 @@ def issues_upsert(
     people = persons_upsert(
         users=[u for _, item in changed for u in [item.get("user"), *(item.get("assignees") or [])]]
     )
-    labels = labels_upsert(
-        repository=repository,
-        labels=[
-            lb for _, item in changed for lb in item.get("labels") or [] if isinstance(lb, dict)
-        ],
-    )
+    labels = _changed_labels(repository, changed)
     for issue, item in changed:
         issue.author_id = people.get((item.get("user") or {}).get("id"))
     Issue.objects.bulk_create(
@@ -410,11 +424,7 @@ def issues_upsert(
     for issue, item in changed:
         pk = pks[issue.number]
         result.changed_ids.append(pk)
-        label_pairs[pk] = [
-            labels[lb["name"].lower()]
-            for lb in item.get("labels") or []
-            if isinstance(lb, dict) and lb.get("name") and lb["name"].lower() in labels
-        ]
+        label_pairs[pk] = _label_ids(item.get("labels"), labels)
         assignee_pairs[pk] = [
             people[a["id"]] for a in item.get("assignees") or [] if a and a.get("id") in people
         ]
@@ -490,12 +500,7 @@ def pulls_upsert(
     people = persons_upsert(
         users=[u for _, item in changed for u in (item.get("user"), item.get("merged_by"))]
     )
-    labels = labels_upsert(
-        repository=repository,
-        labels=[
-            lb for _, item in changed for lb in item.get("labels") or [] if isinstance(lb, dict)
-        ],
-    )
+    labels = _changed_labels(repository, changed)
     for issue, item in changed:
         issue.author_id = people.get((item.get("user") or {}).get("id"))
         issue.merged_by_id = people.get((item.get("merged_by") or {}).get("id"))
@@ -512,11 +517,7 @@ def pulls_upsert(
         pk = pks[issue.number]
         result.changed_ids.append(pk)
         if "labels" in item:
-            label_pairs[pk] = [
-                labels[lb["name"].lower()]
-                for lb in item["labels"]
-                if isinstance(lb, dict) and lb.get("name") and lb["name"].lower() in labels
-            ]
+            label_pairs[pk] = _label_ids(item["labels"], labels)
     _replace_m2m(Issue.labels.through, "issue_id", "label_id", label_pairs, created)
     pipeline.issues_changed(result.changed_ids)
     return result
