@@ -351,6 +351,9 @@ CLASSIFIER_EMBEDDINGS = env_bool("CLASSIFIER_EMBEDDINGS", False)
 # Per-repository label maps for weak labels: {model: {"*" or "OWNER/NAME": {label: class}}},
 # merged over the defaults in triage/services/training_data.py.
 CLASSIFIER_LABEL_MAPS: dict = {}
+# The sentiment model's base set (CSV, columns text and label): the weekly retraining and
+# `train_classifier sentiment` train on it with the triagers' sentiment corrections on top.
+CLASSIFIER_SENTIMENT_CSV = os.environ.get("CLASSIFIER_SENTIMENT_CSV", "")
 # Priority weights (points per part), merged over triage/services/priority.py's defaults.
 PRIORITY_WEIGHTS: dict = {}
 # Later stages' priority parts: dotted paths to `fn(*, issue_ids: list[int]) -> {issue id:

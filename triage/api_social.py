@@ -24,6 +24,9 @@ class PostSerializer(serializers.ModelSerializer):
     url = serializers.CharField()
     linked_issues = serializers.SerializerMethodField()
     searches = serializers.SerializerMethodField()
+    sentiment_decided = serializers.SerializerMethodField(
+        help_text="a triager set the sentiment (its confidence is then 1)"
+    )
 
     class Meta:
         model = Post
@@ -35,6 +38,7 @@ class PostSerializer(serializers.ModelSerializer):
             "lang",
             "sentiment",
             "sentiment_confidence",
+            "sentiment_decided",
             "mentions",
             "url",
             "linked_issues",
@@ -51,6 +55,9 @@ class PostSerializer(serializers.ModelSerializer):
             }
             for link in post.issue_links.all()
         ]
+
+    def get_sentiment_decided(self, post) -> bool:
+        return post.sentiment_corrected_at is not None
 
     def get_searches(self, post) -> list[str]:
         return [search.name for search in post.searches.all()]

@@ -454,6 +454,9 @@ class Post(models.Model):
     searches = models.ManyToManyField(SavedSearch, blank=True, related_name="posts")
     sentiment = models.CharField(max_length=16, choices=Sentiment.choices, blank=True, default="")
     sentiment_confidence = models.FloatField(null=True, blank=True)
+    sentiment_corrected_at = models.DateTimeField(
+        null=True, blank=True, help_text="set when a triager decided the sentiment: kept from then"
+    )
     mentions = models.JSONField(
         default=dict, blank=True, help_text="components, GPUs, architectures, ROCm versions"
     )
@@ -474,6 +477,30 @@ class Post(models.Model):
     def url(self) -> str:
         username = self.author.username if self.author_id else "i"
         return f"https://x.com/{username}/status/{self.x_id}"
+
+
+class SentimentCorrection(models.Model):
+    """A triager's decision on a post's sentiment. The latest per post is a training label of the
+    sentiment model (with the base set of settings.CLASSIFIER_SENTIMENT_CSV)."""
+
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="sentiment_corrections")
+    before = models.CharField(max_length=16, blank=True, default="")
+    before_confidence = models.FloatField(null=True, blank=True)
+    after = models.CharField(max_length=16, choices=Post.Sentiment.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="sentiment_corrections",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["post", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"post {self.post_id}: {self.before} -> {self.after}"
 
 
 class PostIssueLink(models.Model):

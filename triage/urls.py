@@ -7,6 +7,11 @@ urlpatterns = [
     path("social/", views_social.social_feed, name="social-feed"),
     path("social/searches/<int:pk>/", views_social.saved_search_detail, name="saved-search-detail"),
     path("social/links/<int:pk>/decide/", views_social.post_link_decide, name="post-link-decide"),
+    path(
+        "social/posts/<int:pk>/sentiment/",
+        views_social.post_sentiment_decide,
+        name="post-sentiment-decide",
+    ),
     path("issues/", views.issue_list, name="issue-list"),
     path(
         "issues/<str:owner>/<str:name>/<int:number>/",

@@ -1,11 +1,13 @@
-"""The social feed, saved searches with their chart, and triagers' decisions on post links.
+"""The social feed, saved searches with their chart, and triagers' decisions on posts: their
+links to issues and their sentiment.
 
-Deciding a link needs triage.triage_issue; from htmx (HX-Request) the answer is the updated
-list of the issue's posts, otherwise a redirect back."""
+Deciding needs triage.triage_issue; from htmx (HX-Request) the answer is the updated list of the
+issue's posts (a link) or the updated post (its sentiment), otherwise a redirect back."""
 
 from __future__ import annotations
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.http import Http404
@@ -14,7 +16,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST, require_safe
 
 from triage import selectors_social
-from triage.models import PostIssueLink, SavedSearch
+from triage.models import Post, PostIssueLink, SavedSearch
 from triage.panels import Panel
 from triage.permissions import TRIAGE
 from triage.services import social
@@ -89,6 +91,36 @@ def post_link_decide(request, pk: int):
     if request.headers.get("HX-Request"):
         context = {"ctx": _posts_context(link.issue, target)}
         return render(request, "triage/social/_issue_posts.html", context)
+    return redirect(target or "social-feed")
+
+
+@login_required
+@require_POST
+@permission_required(TRIAGE, raise_exception=True)
+def post_sentiment_decide(request, pk: int):
+    post = get_object_or_404(Post.objects.select_related("author"), pk=pk)
+    error = ""
+    try:
+        # the Accept button's label, else the select's (both are named "label")
+        label = next((v for v in request.POST.getlist("label") if v), "")
+        social.post_sentiment_correct(post=post, label=label, user=request.user)
+    except social.InvalidSentiment as exc:
+        error = str(exc)
+    if request.headers.get("HX-Request"):
+        context = {
+            "post": post,
+            "show_links": request.POST.get("links") == "1",
+            "show_searches": request.POST.get("searches") == "1",
+            "sentiment_error": error,
+        }
+        return render(request, "triage/social/_post.html", context, status=400 if error else 200)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, f"Sentiment of the post set to {post.sentiment}.")
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
+        target = ""
     return redirect(target or "social-feed")
 
 

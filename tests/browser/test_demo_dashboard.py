@@ -14,7 +14,7 @@ from kernels_ci.models import ReproCase
 from releases import calendar
 from releases.models import ReleaseSeries
 from tests.browser.conftest import log_in, screenshot
-from triage.models import PredictionCorrection, SavedSearch
+from triage.models import PredictionCorrection, SavedSearch, SentimentCorrection
 
 
 @pytest.mark.django_db(transaction=True)
@@ -69,9 +69,19 @@ def test_the_demo_dashboard_flows(browser_page, settings):
     page.wait_for_selector("canvas#burndown-chart[data-chart-drawn]")
     screenshot(page, "train")
 
-    # The social chart draws its points.
+    # The social feed: correct a post's sentiment in place; the decision is saved.
     page.goto("/social/")
     screenshot(page, "social")
+    article = page.locator("article.post").first
+    post_id = article.get_attribute("id")
+    before = page.evaluate("() => performance.getEntriesByType('navigation').length")
+    article.locator("select[name=label]").select_option("positive")
+    page.wait_for_selector(f"#{post_id} .badge.sentiment:text('positive, decided')")
+    assert page.evaluate("() => performance.getEntriesByType('navigation').length") == before
+    decided = SentimentCorrection.objects.get(post_id=int(post_id.rsplit("-", 1)[1]))
+    assert (decided.after, decided.user.username) == ("positive", "demo")
+
+    # The social chart draws its points.
     search = SavedSearch.objects.order_by("-id").filter(posts__isnull=False).first()
     page.goto(f"/social/searches/{search.pk}/")
     page.wait_for_selector("canvas#posts-chart[data-chart-drawn]")

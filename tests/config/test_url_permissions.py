@@ -18,7 +18,13 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from releases.models import Backport
 from tests.conftest import user_with_role
 from tests.releases.conftest import series  # noqa: F401  (a fixture)
-from triage.models import PostIssueLink, PredictionCorrection, SavedView, TriageAction
+from triage.models import (
+    PostIssueLink,
+    PredictionCorrection,
+    SavedView,
+    SentimentCorrection,
+    TriageAction,
+)
 from triage.permissions import APPROVE_BACKPORT, APPROVE_REPRO, MANAGE_TRAINS, TRIAGE
 
 PUBLIC = {"login", "github-webhook", "healthz"}
@@ -33,6 +39,7 @@ SELF_SERVICE = {
 ACTIONS = {  # url name -> the permission a POST needs
     "prediction-decide": TRIAGE,
     "post-link-decide": TRIAGE,
+    "post-sentiment-decide": TRIAGE,
     "models-retrain": TRIAGE,
     "repro-case-approve": APPROVE_REPRO,
     "api-repro-case-approve": APPROVE_REPRO,
@@ -107,7 +114,13 @@ def world(make, series):  # noqa: F811
         "model_name": "kind",
         "decision": "approve",
         "action": "add",
-        "_ids": {"search": search.pk, "link": link.pk, "backport": backport.pk, "pr": pr.pk},
+        "_ids": {
+            "search": search.pk,
+            "link": link.pk,
+            "post": post.pk,
+            "backport": backport.pk,
+            "pr": pr.pk,
+        },
     }
 
 
@@ -116,6 +129,7 @@ def pks_for(name: str, world: dict) -> dict:
     return {
         "saved-search-detail": ids["search"],
         "post-link-decide": ids["link"],
+        "post-sentiment-decide": ids["post"],
         "release-backport-decide": ids["backport"],
         "api-release-backport-decide": ids["backport"],
     }.get(name, 1)
@@ -130,6 +144,7 @@ def nothing_changed() -> bool:
         PredictionCorrection.objects.exists()
         or TriageAction.objects.exists()
         or PostIssueLink.objects.exclude(status="suggested").exists()
+        or SentimentCorrection.objects.exists()
         or Backport.objects.exclude(state="nominated").exists()
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 from datetime import UTC, datetime, timedelta
 
@@ -270,6 +271,7 @@ def test_the_posts_api_lists_and_filters(api_client, feed):
     [item] = data["results"]
     assert item["id"] == str(feed["angry"].x_id)
     assert item["searches"] == ["ROCm sucks"]
+    assert item["sentiment_decided"] is False
     assert item["linked_issues"][0]["issue"] == "ROCm/ROCm#4321"
     by_search = api_client.get("/api/posts/", {"search": feed["search"].pk}).json()
     assert by_search["count"] == 1
@@ -334,3 +336,209 @@ def test_the_demo_posts_arrive_after_the_models_and_get_sentiment_and_suggestion
     ).values_list("sentiment", flat=True)
     assert list(spike_sentiment).count("negative") > 0.8 * len(spike_sentiment)
     assert Spike.objects.filter(search=None, component="RCCL").exists()  # per component too
+
+
+# --- triagers' sentiment decisions, and the model learning from them -------------------------
+
+
+def test_a_triager_sets_a_posts_sentiment_and_a_new_model_version_keeps_it(trained, user):
+    from triage.models import TriageAction
+
+    p = post("so frustrating, MI300X hangs again")
+    post_understanding.posts_understand(ids=[p.pk])
+    p.refresh_from_db()
+    assert p.sentiment == "negative"
+    before_confidence = p.sentiment_confidence
+
+    correction = social.post_sentiment_correct(post=p, label=" Neutral ", user=user)
+    p.refresh_from_db()
+    assert (p.sentiment, p.sentiment_confidence) == ("neutral", 1.0)
+    assert p.sentiment_corrected_at == correction.created_at
+    assert (correction.before, correction.after, correction.user) == ("negative", "neutral", user)
+    assert correction.before_confidence == before_confidence
+    action = TriageAction.objects.get(action="post.sentiment")
+    assert action.before == {"post": p.x_id, "sentiment": "negative"}
+    assert action.after == {"post": p.x_id, "sentiment": "neutral"}
+
+    report = post_understanding.posts_understand(ids=[p.pk])  # e.g. a new sentiment version
+    p.refresh_from_db()
+    assert p.sentiment == "neutral" and report.sentiment == 0
+
+
+def test_an_unknown_sentiment_is_refused_and_changes_nothing(feed, user):
+    from triage.models import SentimentCorrection
+
+    with pytest.raises(social.InvalidSentiment, match="negative, neutral, positive"):
+        social.post_sentiment_correct(post=feed["angry"], label="furious", user=user)
+    feed["angry"].refresh_from_db()
+    assert feed["angry"].sentiment == "negative"
+    assert not SentimentCorrection.objects.exists()
+
+
+def write_base(tmp_path, rows):
+    import csv
+
+    path = tmp_path / "sentiment_base.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "label"])
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def base_csv(settings, tmp_path):
+    rows = [(t, "negative") for t in NEGATIVE] + [(t, "positive") for t in POSITIVE]
+    rows += [(t, "neutral") for t in NEUTRAL]
+    settings.CLASSIFIER_SENTIMENT_CSV = str(write_base(tmp_path, rows))
+    return rows
+
+
+def test_the_sentiment_training_set_is_the_base_csv_with_the_corrections_on_top(base_csv, user):
+    from triage.services import training_data
+
+    sarcasm = post("love it, so fast now")  # a base text, positive there
+    sarcasm_reply = post("great, another week of hangs. love it")
+    social.post_sentiment_correct(post=sarcasm, label="neutral", user=user)
+    social.post_sentiment_correct(post=sarcasm, label="negative", user=user)  # the latest counts
+    social.post_sentiment_correct(post=sarcasm_reply, label="negative", user=user)
+
+    data = training_data.training_set(model_name="sentiment")
+    pairs = dict(zip(data.texts, data.labels, strict=True))
+    assert len(data) == len(base_csv) + 1  # the base text is replaced, the reply is added
+    assert pairs["love it, so fast now"] == "negative"
+    assert pairs["great, another week of hangs. love it"] == "negative"
+    assert pairs["excellent work, thank you team"] == "positive"
+    assert data.sources == {"csv": len(base_csv) - 1, "correction": 2}
+
+
+def test_the_weekly_retraining_learns_the_corrections_once(base_csv, user):
+    from classifiers import artifacts
+    from triage.services import classification
+
+    first = classification.classifiers_retrain(reclassify=False)
+    sentiment = next(r for r in first.reports if r.name == "sentiment")
+    assert sentiment.activated and sentiment.n_samples == len(base_csv)
+
+    social.post_sentiment_correct(post=post("great, hangs again"), label="negative", user=user)
+    second = classification.classifiers_retrain(reclassify=False)
+    sentiment = next(r for r in second.reports if r.name == "sentiment")
+    assert sentiment.n_samples == len(base_csv) + 1 and sentiment.version
+    loaded = artifacts.artifact_load("sentiment", version=sentiment.version)
+    assert "correction 1" in loaded.metadata["source"]
+
+    third = classification.classifiers_retrain(reclassify=False)
+    sentiment = next(r for r in third.reports if r.name == "sentiment")
+    assert not sentiment.version and "unchanged training data" in sentiment.reason
+
+
+def test_without_the_base_csv_sentiment_is_not_trained_from_the_database(settings, feed, user):
+    from classifiers import artifacts
+    from classifiers.text_classifier import TrainingDataError
+    from triage.services import classification
+
+    settings.CLASSIFIER_SENTIMENT_CSV = ""
+    social.post_sentiment_correct(post=feed["happy"], label="neutral", user=user)
+    with pytest.raises(TrainingDataError, match="CLASSIFIER_SENTIMENT_CSV is not set"):
+        classification.classifier_train_from_database(model_name="sentiment")
+    result = classification.classifiers_retrain(reclassify=False)
+    sentiment = next(r for r in result.reports if r.name == "sentiment")
+    assert "CLASSIFIER_SENTIMENT_CSV is not set" in sentiment.reason
+    with pytest.raises(artifacts.ArtifactError):
+        artifacts.artifact_load("sentiment")
+
+
+def test_a_bad_base_csv_is_reported_by_the_retraining(settings, tmp_path):
+    from triage.services import classification
+
+    settings.CLASSIFIER_SENTIMENT_CSV = str(write_base(tmp_path, []))
+    result = classification.classifiers_retrain(reclassify=False)
+    sentiment = next(r for r in result.reports if r.name == "sentiment")
+    assert "no rows" in sentiment.reason and not sentiment.version
+
+
+def test_the_feed_lets_a_triager_correct_a_sentiment_in_one_click(logged_in_client, triager, feed):
+    from triage.models import SentimentCorrection
+
+    angry = feed["angry"]
+    page = logged_in_client.get("/social/").content.decode()
+    assert f'hx-post="/social/posts/{angry.pk}/sentiment/"' in page
+    response = logged_in_client.post(
+        f"/social/posts/{angry.pk}/sentiment/",
+        {"label": "neutral", "links": "1", "searches": "1"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    fragment = response.content.decode()
+    assert fragment.lstrip().startswith("<article") and "<html" not in fragment
+    assert "neutral, decided" in fragment
+    assert "ROCm sucks &lt;script&gt;alert(1)&lt;/script&gt;" in fragment
+    assert "ROCm/ROCm#4321" in fragment and "Matched:" in fragment  # links and searches kept
+    assert SentimentCorrection.objects.get().after == "neutral"
+
+
+def test_accepting_a_sentiment_without_javascript_records_it_and_goes_back(
+    logged_in_client, triager, feed
+):
+    from triage.models import SentimentCorrection
+
+    happy = feed["happy"]
+    response = logged_in_client.post(
+        f"/social/posts/{happy.pk}/sentiment/",
+        {"label": ["positive", ""], "next": "/social/?sentiment=positive"},  # Accept, empty select
+    )
+    assert response.status_code == 302 and response["Location"] == "/social/?sentiment=positive"
+    correction = SentimentCorrection.objects.get()
+    assert (correction.before, correction.after) == ("positive", "positive")
+    page = logged_in_client.get("/social/").content.decode()
+    assert "positive, decided" in page
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(triager)
+    [item] = api.get("/api/posts/", {"sentiment": "positive"}).json()["results"]
+    assert item["sentiment_decided"] is True and item["sentiment_confidence"] == 1.0
+
+
+def test_a_bad_sentiment_from_htmx_is_refused_and_a_viewer_cannot_decide(
+    logged_in_client, feed, django_user_model
+):
+    from triage.models import SentimentCorrection
+
+    angry = feed["angry"]
+    page = logged_in_client.get("/social/").content.decode()
+    assert "/sentiment/" not in page  # a viewer gets no form
+    assert (
+        logged_in_client.post(
+            f"/social/posts/{angry.pk}/sentiment/", {"label": "neutral"}
+        ).status_code
+        == 403
+    )
+    user = django_user_model.objects.get(username="alice")
+    user.user_permissions.add(
+        Permission.objects.get(content_type__app_label="triage", codename="triage_issue")
+    )
+    response = logged_in_client.post(
+        f"/social/posts/{angry.pk}/sentiment/", {"label": "furious"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 400
+    assert "unknown sentiment" in response.content.decode()
+    assert not SentimentCorrection.objects.exists()
+
+
+def test_train_classifier_sentiment_trains_the_base_set_with_the_decisions(base_csv, feed, user):
+    from django.core.management import call_command
+
+    social.post_sentiment_correct(post=feed["happy"], label="neutral", user=user)
+    out = io.StringIO()
+    call_command("train_classifier", "sentiment", stdout=out)
+    assert f"{len(base_csv) + 1} samples" in out.getvalue()  # of the feed's posts, the decided one
+    assert "active" in out.getvalue()
+
+
+def test_train_classifier_sentiment_says_what_is_missing(settings):
+    from django.core.management import CommandError, call_command
+
+    settings.CLASSIFIER_SENTIMENT_CSV = ""
+    with pytest.raises(CommandError, match="CLASSIFIER_SENTIMENT_CSV is not set"):
+        call_command("train_classifier", "sentiment")

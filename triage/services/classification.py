@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from classifiers import artifacts, training
+from classifiers import artifacts, datasets, training
 from classifiers.extraction import environment_extract
 from classifiers.features import body_clean, issue_text
 from classifiers.kind import LABELS as KIND_LABELS
@@ -32,7 +32,8 @@ from triage.services import priority, training_data
 logger = logging.getLogger(__name__)
 
 ISSUE_MODELS = ("kind", "component", "severity")
-TRAINED_FROM_DATABASE = ("kind", "component", "severity", "duplicates")
+# sentiment: its base CSV (settings.CLASSIFIER_SENTIMENT_CSV) and the triagers' corrections
+TRAINED_FROM_DATABASE = ("kind", "component", "severity", "duplicates", "sentiment")
 CORRECTABLE = ("kind", "component", "severity", "duplicates")
 DUPLICATE_CANDIDATES = 5
 MAX_FRESH_CANDIDATES = 5000
@@ -338,7 +339,7 @@ def classifiers_retrain(*, force: bool = False, reclassify: bool = True) -> Retr
             result.reports.append(
                 classifier_train_from_database(model_name=name, force=force, skip_if_unchanged=True)
             )
-        except TrainingDataError as exc:
+        except (TrainingDataError, datasets.CsvError) as exc:
             result.reports.append(training.TrainingReport(name=name, n_samples=0, reason=str(exc)))
     activated = {report.name for report in result.reports if report.activated}
     if reclassify and activated:

@@ -165,7 +165,17 @@ def _model(name: str, report: UnderstandReport):
 
 def posts_understand(*, ids: list[int]) -> UnderstandReport:
     report = UnderstandReport()
-    posts = list(Post.objects.filter(pk__in=ids).only("id", "text", "entities", "author_id"))
+    posts = list(
+        Post.objects.filter(pk__in=ids).only(
+            "id",
+            "text",
+            "entities",
+            "author_id",
+            "sentiment",
+            "sentiment_confidence",
+            "sentiment_corrected_at",
+        )
+    )
     if not posts:
         return report
     report.posts = len(posts)
@@ -187,7 +197,7 @@ def posts_understand(*, ids: list[int]) -> UnderstandReport:
         post.mentions = mentions
         post.component_tags = "".join(f"|{c}|" for c in mentions["components"])[:500]
         post.understood_at = now
-        if predictions is not None:
+        if predictions is not None and post.sentiment_corrected_at is None:  # a triager's stays
             post.sentiment = predictions[position].label
             post.sentiment_confidence = round(predictions[position].confidence, 4)
             report.sentiment += 1

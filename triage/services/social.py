@@ -1,4 +1,5 @@
-"""X posts: saved searches, ingestion through tweepy, and the links from posts to issues.
+"""X posts: saved searches, ingestion through tweepy, the links from posts to issues, and triagers'
+sentiment decisions on posts.
 
 A saved search is read newest first with tweepy.Paginator from its since_id. Each page is
 committed as it comes (posts unique by X id, authors by X id, a post matched by two searches
@@ -27,7 +28,14 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from triage import pipeline
-from triage.models import Post, PostIssueLink, SavedSearch, XAuthor
+from triage.models import (
+    Post,
+    PostIssueLink,
+    SavedSearch,
+    SentimentCorrection,
+    TriageAction,
+    XAuthor,
+)
 from triage.services import priority
 from triage.services.ingest import parse_timestamp, storable_text
 from triage.sources.x import (
@@ -304,3 +312,37 @@ def post_link_decide(*, link: PostIssueLink, user, confirm: bool) -> PostIssueLi
     link.save(update_fields=["status", "decided_by", "decided_at"])
     priority.issues_prioritize(ids=[link.issue_id])  # confirmed posts count toward reach
     return link
+
+
+class InvalidSentiment(ValueError):
+    """A sentiment correction names no sentiment the model knows."""
+
+
+def post_sentiment_correct(*, post: Post, label: str, user) -> SentimentCorrection:
+    """Record a triager's sentiment for a post (accepting the model's when `label` equals it).
+
+    From then on the post keeps it (a new sentiment version does not overwrite it), and the
+    latest decision per post is a training label of the sentiment model."""
+    label = (label or "").strip().lower()
+    if label not in Post.Sentiment.values:
+        raise InvalidSentiment(
+            f"unknown sentiment {label!r}: expected one of {', '.join(Post.Sentiment.values)}"
+        )
+    with transaction.atomic():
+        correction = SentimentCorrection.objects.create(
+            post=post,
+            before=post.sentiment,
+            before_confidence=post.sentiment_confidence,
+            after=label,
+            user=user,
+        )
+        TriageAction.objects.create(
+            actor=user,
+            action="post.sentiment",
+            before={"post": post.x_id, "sentiment": post.sentiment},
+            after={"post": post.x_id, "sentiment": label},
+        )
+        post.sentiment, post.sentiment_confidence = label, 1.0
+        post.sentiment_corrected_at = correction.created_at
+        post.save(update_fields=["sentiment", "sentiment_confidence", "sentiment_corrected_at"])
+    return correction

@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import Prefetch
 
+from classifiers import datasets
 from classifiers.extraction import issue_form_sections
 from classifiers.registry import model_class
 from classifiers.severity import severity_signal
-from triage.models import Issue, Label, PredictionCorrection
+from classifiers.text_classifier import TrainingDataError
+from triage.models import Issue, Label, Post, PredictionCorrection, SentimentCorrection
 
 DEFAULT_LABEL_MAPS: dict[str, dict[str, dict[str, str]]] = {
     "kind": {
@@ -239,7 +241,48 @@ def _issues():
     )
 
 
+SOURCE_CSV = "csv"
+
+
+class NoSentimentBase(TrainingDataError):
+    """The sentiment model is trained from the database only on top of a base set."""
+
+
+def sentiment_training_set() -> TrainingSet:
+    """The base set of settings.CLASSIFIER_SENTIMENT_CSV (columns text, label) with triagers'
+    latest decision per post on top; a post whose text is also a base row replaces that row.
+
+    Without the base set nothing is trained from the database: a few dozen corrected posts
+    alone would make a model that replaces one trained on thousands of texts."""
+    path = getattr(settings, "CLASSIFIER_SENTIMENT_CSV", "")
+    if not path:
+        raise NoSentimentBase(
+            "sentiment: CLASSIFIER_SENTIMENT_CSV is not set; the database holds only triagers' "
+            "corrections, which train the model on top of that base set (or use --csv)"
+        )
+    base = datasets.labelled_csv_read(path, name="sentiment")
+    latest: dict[int, str] = {}
+    rows = SentimentCorrection.objects.order_by("created_at", "id")
+    for post_id, after in rows.values_list("post_id", "after"):
+        latest[post_id] = after
+    corrected = dict(Post.objects.filter(pk__in=latest).values_list("pk", "text"))
+    texts = {corrected[pk]: latest[pk] for pk in sorted(corrected)}
+    result = TrainingSet(model_name="sentiment")
+    for text, label in zip(base.texts, base.labels, strict=True):
+        if text not in texts:
+            result.texts.append(text)
+            result.labels.append(label)
+            result.sources[SOURCE_CSV] += 1
+    for text, label in texts.items():
+        result.texts.append(text)
+        result.labels.append(label)
+        result.sources[SOURCE_CORRECTION] += 1
+    return result
+
+
 def training_set(*, model_name: str) -> TrainingSet:
+    if model_name == "sentiment":
+        return sentiment_training_set()
     cls = model_class(model_name)
     result = TrainingSet(model_name=model_name)
     if not getattr(cls, "needs_labels", True):  # the duplicates index: every issue, by id

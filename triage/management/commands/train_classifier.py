@@ -1,8 +1,10 @@
 """python manage.py train_classifier MODEL [--csv PATH] [--force]
 
 Without --csv: from the database (weak labels from labels, title prefixes and issue forms;
-triagers' corrections outrank them). With --csv: columns title, body, label (issue models) or
-text, label (sentiment); other columns are ignored. A bad file is refused and nothing is saved.
+triagers' corrections outrank them; for sentiment: the base set of CLASSIFIER_SENTIMENT_CSV with
+triagers' sentiment decisions on posts on top). With --csv: columns title, body, label (issue
+models) or text, label (sentiment); other columns are ignored. A bad file is refused and nothing
+is saved.
 The new version becomes active only if it is not worse than the active one, unless --force;
 then the open issues (for sentiment: their comments and recent posts) are classified again, in
 chunks on the classify queue.
