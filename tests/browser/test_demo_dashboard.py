@@ -10,16 +10,19 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from classifiers import artifacts, datasets
 from kernels_ci.models import ReproCase
 from releases import calendar
 from releases.models import ReleaseSeries
 from tests.browser.conftest import log_in, screenshot
 from triage.models import PredictionCorrection, SavedSearch, SentimentCorrection
+from triage.services import classification, demo
 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_demo_dashboard_flows(browser_page, settings):
     settings.KERNELS_CI_DEMO_RUN = False
+    settings.CLASSIFIER_SENTIMENT_CSV = str(demo.DEMO_SENTIMENT)  # as `make demo` sets it
     settings.KERNELS_CI_RUNS_PER_ATTEMPT = 1
     call_command("load_demo", stdout=io.StringIO())
     page = browser_page
@@ -80,6 +83,14 @@ def test_the_demo_dashboard_flows(browser_page, settings):
     assert page.evaluate("() => performance.getEntriesByType('navigation').length") == before
     decided = SentimentCorrection.objects.get(post_id=int(post_id.rsplit("-", 1)[1]))
     assert (decided.after, decided.user.username) == ("positive", "demo")
+    # ... and the next retraining learns it, on top of the demo's base set.
+    retrained = classification.classifiers_retrain(reclassify=False)
+    sentiment = next(r for r in retrained.reports if r.name == "sentiment")
+    base = len(datasets.labelled_csv_read(demo.DEMO_SENTIMENT, name="sentiment"))
+    assert sentiment.version and sentiment.n_samples in (base, base + 1)  # a base text: replaced
+    assert (
+        "correction 1" in artifacts.artifact_load("sentiment", sentiment.version).metadata["source"]
+    )
 
     # The social chart draws its points.
     search = SavedSearch.objects.order_by("-id").filter(posts__isnull=False).first()

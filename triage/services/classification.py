@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -410,11 +411,15 @@ def comments_classify(*, issue_ids: list[int]) -> CommentSentimentReport:
 
 def demo_train_and_classify() -> RetrainReport:
     """load_demo's step: train the default models on the demo data's weak labels and the
-    bundled synthetic sentiment set, then classify every issue and comment, in chunks."""
+    bundled synthetic sentiment set (`make demo` sets it as CLASSIFIER_SENTIMENT_CSV, so that
+    the retraining trains sentiment with the triagers' decisions too), then classify every issue
+    and comment, in chunks."""
     from triage.services import demo  # the demo's own files; demo imports no classification
 
     result = classifiers_retrain(reclassify=False)
-    result.reports.append(demo.demo_sentiment_train())
+    if not settings.CLASSIFIER_SENTIMENT_CSV:  # no base set: the bundled one, not "not set"
+        result.reports = [r for r in result.reports if r.name != "sentiment"]
+        result.reports.append(demo.demo_sentiment_train())
     ids = Issue.objects.filter(is_pull_request=False).order_by("id").values_list("id", flat=True)
     total = ClassifyReport()
     for chunk in priority.id_chunks(ids, size=CLASSIFY_CHUNK):
