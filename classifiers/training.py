@@ -4,7 +4,8 @@
 was not trained on (new issues, corrected labels). On them the candidate's out-of-fold
 predictions (cross-validation folds of the new set) and the active version's predictions are
 scored by macro-F1. With fewer than MIN_FRESH such items the two cross-validated scores are
-compared instead. --force activates regardless.
+compared instead. --force activates regardless. A scheduled run (skip_if_unchanged) trains
+nothing on the data the active version, or the newest saved candidate, was trained on.
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ def model_train(
     if skip_if_unchanged and active and active.metadata.get("data_sha256") == digest:
         report.reason = f"unchanged training data, version {active.version} stays active"
         return report
+    if skip_if_unchanged and active and (latest := _latest_trained_on(name, digest)):
+        report.reason = (
+            f"unchanged training data: version {latest} was trained on it and not activated, "
+            f"{active.version} stays active"
+        )
+        return report
 
     started = time.perf_counter()
     model = cls()
@@ -92,6 +99,19 @@ def model_train(
         artifacts.artifact_activate(name=name, version=report.version)
     report.activated = activate
     return report
+
+
+def _latest_trained_on(name: str, digest: str) -> str | None:
+    """The newest saved version if it was trained on exactly this data (then a scheduled
+    retraining would only save the same candidate again, week after week)."""
+    saved = artifacts.versions(name)
+    if not saved:
+        return None
+    try:
+        metadata = artifacts.metadata_read(name, saved[-1])
+    except artifacts.ArtifactError:
+        return None
+    return saved[-1] if metadata.get("data_sha256") == digest else None
 
 
 def _active_or_none(name: str):

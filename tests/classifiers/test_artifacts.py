@@ -73,6 +73,24 @@ def test_a_worse_model_is_saved_but_not_activated_unless_forced():
     assert artifacts.active_version("kind") == forced.version
 
 
+def test_a_candidate_not_activated_is_not_trained_again_on_the_same_data():
+    first = train(kind_rows())
+    fresh = [dict(r, body=r["body"] + " since today") for r in kind_rows(per_class=9)]
+    labels = sorted({r["label"] for r in fresh})
+    noisy = [
+        dict(r, label=labels[(labels.index(r["label"]) + 1) % len(labels)]) if i % 3 == 0 else r
+        for i, r in enumerate(fresh)
+    ]
+    worse = train(noisy, skip_if_unchanged=True)
+    assert not worse.activated and worse.version
+    again = train(noisy, skip_if_unchanged=True)  # next week's run, nothing changed
+    assert again.version == "" and f"version {worse.version} was trained on it" in again.reason
+    assert artifacts.versions("kind") == sorted([first.version, worse.version])
+    assert artifacts.active_version("kind") == first.version
+    other = train(kind_rows(per_class=12), skip_if_unchanged=True)  # new data trains again
+    assert other.version
+
+
 def test_a_better_model_on_new_items_is_activated():
     first = train(kind_rows(per_class=5))
     more = train(kind_rows(per_class=12))
