@@ -24,6 +24,7 @@ from triage.services import priority, social
 logger = logging.getLogger(__name__)
 
 SUGGESTIONS = 3
+UPDATE_BATCH = 500
 MIN_SUGGESTION_SCORE = 0.25
 ROCM_VERSION = re.compile(r"\brocm\s*v?(\d+\.\d+(?:\.\d+)?)", re.I)
 
@@ -155,6 +156,38 @@ def _links_store(explicit: dict[int, set[int]], suggested: dict[int, list]) -> t
     return sum(len(v) for v in explicit.values()), made_suggestions
 
 
+def _posts_store(posts: list[Post], predictions) -> int:
+    """Save what was understood, and the predicted sentiments except over a triager's decision;
+    how many sentiments were written. Call it inside a transaction.
+
+    The rows are locked and their decisions read again first: a decision taken while the model
+    was predicting (a reclassification reads thousands of posts) is not overwritten, and one
+    taken from now on waits for this transaction, then replaces the prediction."""
+    fields = ["mentions", "component_tags", "understood_at"]
+    if predictions is None:
+        Post.objects.bulk_update(posts, fields, batch_size=UPDATE_BATCH)
+        return 0
+    rows = (
+        Post.objects.select_for_update()
+        .filter(pk__in=[p.pk for p in posts])
+        .order_by("pk")  # one lock order for every writer of these rows
+        .values_list("pk", "sentiment_corrected_at")
+    )
+    decided = {pk for pk, corrected_at in rows if corrected_at is not None}
+    predicted = []
+    for post, prediction in zip(posts, predictions, strict=True):
+        if post.pk not in decided:
+            post.sentiment = prediction.label
+            post.sentiment_confidence = round(prediction.confidence, 4)
+            predicted.append(post)
+    kept = [p for p in posts if p.pk in decided]
+    Post.objects.bulk_update(kept, fields, batch_size=UPDATE_BATCH)
+    Post.objects.bulk_update(
+        predicted, [*fields, "sentiment", "sentiment_confidence"], batch_size=UPDATE_BATCH
+    )
+    return len(predicted)
+
+
 def _model(name: str, report: UnderstandReport):
     try:
         return artifacts.artifact_load(name)
@@ -165,17 +198,7 @@ def _model(name: str, report: UnderstandReport):
 
 def posts_understand(*, ids: list[int]) -> UnderstandReport:
     report = UnderstandReport()
-    posts = list(
-        Post.objects.filter(pk__in=ids).only(
-            "id",
-            "text",
-            "entities",
-            "author_id",
-            "sentiment",
-            "sentiment_confidence",
-            "sentiment_corrected_at",
-        )
-    )
+    posts = list(Post.objects.filter(pk__in=ids).only("id", "text", "entities", "author_id"))
     if not posts:
         return report
     report.posts = len(posts)
@@ -192,15 +215,11 @@ def posts_understand(*, ids: list[int]) -> UnderstandReport:
         ).values_list("pk", flat=True)
     )
     now = timezone.now()
-    for position, post in enumerate(posts):
+    for post in posts:
         mentions = post_mentions(post.text)
         post.mentions = mentions
         post.component_tags = "".join(f"|{c}|" for c in mentions["components"])[:500]
         post.understood_at = now
-        if predictions is not None and post.sentiment_corrected_at is None:  # a triager's stays
-            post.sentiment = predictions[position].label
-            post.sentiment_confidence = round(predictions[position].confidence, 4)
-            report.sentiment += 1
     explicit = _explicit_links(posts)
     suggested = {
         post.pk: [
@@ -211,11 +230,7 @@ def posts_understand(*, ids: list[int]) -> UnderstandReport:
         for position, post in enumerate(posts)
     }
     with transaction.atomic():
-        Post.objects.bulk_update(
-            posts,
-            ["mentions", "component_tags", "understood_at", "sentiment", "sentiment_confidence"],
-            batch_size=500,
-        )
+        report.sentiment = _posts_store(posts, predictions)
         report.explicit_links, report.suggested_links = _links_store(explicit, suggested)
     touched = set(
         PostIssueLink.objects.filter(
