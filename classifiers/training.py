@@ -60,14 +60,8 @@ def model_train(
     report = TrainingReport(name=name, n_samples=len(texts))
     digest = artifacts.data_hash(texts, labels)
     active = _active_or_none(name)
-    if skip_if_unchanged and active and active.metadata.get("data_sha256") == digest:
-        report.reason = f"unchanged training data, version {active.version} stays active"
-        return report
-    if skip_if_unchanged and active and (latest := _latest_trained_on(name, digest)):
-        report.reason = (
-            f"unchanged training data: version {latest} was trained on it and not activated, "
-            f"{active.version} stays active"
-        )
+    if skip_if_unchanged and active and (unchanged := _unchanged(name, digest, active)):
+        report.reason = unchanged
         return report
 
     started = time.perf_counter()
@@ -101,17 +95,23 @@ def model_train(
     return report
 
 
-def _latest_trained_on(name: str, digest: str) -> str | None:
-    """The newest saved version if it was trained on exactly this data (then a scheduled
-    retraining would only save the same candidate again, week after week)."""
+def _unchanged(name: str, digest: str, active) -> str:
+    """Why a scheduled run trains nothing ("" if it trains): the active version, or the newest
+    saved candidate (not activated), was trained on exactly this data; training again would
+    only save the same candidate, week after week."""
+    if active.metadata.get("data_sha256") == digest:
+        return f"unchanged training data, version {active.version} stays active"
     saved = artifacts.versions(name)
-    if not saved:
-        return None
     try:
-        metadata = artifacts.metadata_read(name, saved[-1])
+        newest = saved and artifacts.metadata_read(name, saved[-1])
     except artifacts.ArtifactError:
-        return None
-    return saved[-1] if metadata.get("data_sha256") == digest else None
+        return ""
+    if newest and newest.get("data_sha256") == digest:
+        return (
+            f"unchanged training data: version {saved[-1]} was trained on it and not activated, "
+            f"{active.version} stays active"
+        )
+    return ""
 
 
 def _active_or_none(name: str):

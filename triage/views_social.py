@@ -85,13 +85,10 @@ def post_link_decide(request, pk: int):
     social.post_link_decide(
         link=link, user=request.user, confirm=request.POST.get("confirm") == "1"
     )
-    target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
-        target = ""
     if request.headers.get("HX-Request"):
-        context = {"ctx": _posts_context(link.issue, target)}
+        context = {"ctx": _posts_context(link.issue, _next_url(request))}
         return render(request, "triage/social/_issue_posts.html", context)
-    return redirect(target or "social-feed")
+    return redirect(_next_url(request) or "social-feed")
 
 
 @login_required
@@ -118,10 +115,15 @@ def post_sentiment_decide(request, pk: int):
         messages.error(request, error)
     else:
         messages.success(request, f"Sentiment of the post set to {post.sentiment}.")
+    return redirect(_next_url(request) or "social-feed")
+
+
+def _next_url(request) -> str:
+    """The page to go back to (POST "next"), if it is one of this site's; else ""."""
     target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
-        target = ""
-    return redirect(target or "social-feed")
+    if url_has_allowed_host_and_scheme(target, {request.get_host()}, request.is_secure()):
+        return target
+    return ""
 
 
 def _posts_context(issue, next_url: str) -> dict:

@@ -222,13 +222,15 @@ class TrainingSet:
         return len(self.texts)
 
 
+def _latest_decisions(decisions, key: str) -> dict[int, str]:
+    """{key: label} of the latest of these decisions (corrections) per key."""
+    rows = decisions.order_by("created_at", "id").values_list(key, "after")
+    return dict(rows.iterator())  # in time order: the latest per key stays
+
+
 def latest_corrections(model_name: str) -> dict[int, str]:
     """{issue id: label} of the latest decision per issue (accepting counts as confirming)."""
-    latest: dict[int, str] = {}
-    rows = PredictionCorrection.objects.filter(model_name=model_name).order_by("created_at", "id")
-    for issue_id, after in rows.values_list("issue_id", "after"):
-        latest[issue_id] = after
-    return latest
+    return _latest_decisions(PredictionCorrection.objects.filter(model_name=model_name), "issue_id")
 
 
 def _issues():
@@ -254,17 +256,14 @@ def sentiment_training_set() -> TrainingSet:
 
     Without the base set nothing is trained from the database: a few dozen corrected posts
     alone would make a model that replaces one trained on thousands of texts."""
-    path = getattr(settings, "CLASSIFIER_SENTIMENT_CSV", "")
+    path = settings.CLASSIFIER_SENTIMENT_CSV
     if not path:
         raise NoSentimentBase(
             "sentiment: CLASSIFIER_SENTIMENT_CSV is not set; the database holds only triagers' "
             "corrections, which train the model on top of that base set (or use --csv)"
         )
     base = datasets.labelled_csv_read(path, name="sentiment")
-    latest: dict[int, str] = {}
-    rows = SentimentCorrection.objects.order_by("created_at", "id")
-    for post_id, after in rows.values_list("post_id", "after"):
-        latest[post_id] = after
+    latest = _latest_decisions(SentimentCorrection.objects.all(), "post_id")
     corrected = dict(Post.objects.filter(pk__in=latest).values_list("pk", "text"))
     texts = {corrected[pk]: latest[pk] for pk in sorted(corrected)}
     result = TrainingSet(model_name="sentiment")
