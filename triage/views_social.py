@@ -16,7 +16,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST, require_safe
 
 from triage import selectors_social
-from triage.models import Post, PostIssueLink, SavedSearch
+from triage.models import PostIssueLink, SavedSearch
 from triage.panels import Panel
 from triage.permissions import TRIAGE
 from triage.services import social
@@ -95,7 +95,8 @@ def post_link_decide(request, pk: int):
 @require_POST
 @permission_required(TRIAGE, raise_exception=True)
 def post_sentiment_decide(request, pk: int):
-    post = get_object_or_404(Post.objects.select_related("author"), pk=pk)
+    # as the feed shows it: its searches and its links that are not rejected
+    post = get_object_or_404(selectors_social.post_list(), pk=pk)
     error = ""
     try:
         # the Accept button's label, else the select's (both are named "label")

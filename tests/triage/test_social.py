@@ -542,3 +542,19 @@ def test_train_classifier_sentiment_says_what_is_missing(settings):
     settings.CLASSIFIER_SENTIMENT_CSV = ""
     with pytest.raises(CommandError, match="CLASSIFIER_SENTIMENT_CSV is not set"):
         call_command("train_classifier", "sentiment")
+
+
+def test_the_updated_post_shows_the_links_the_feed_shows(logged_in_client, triager, feed, make):
+    rejected = make.issue(number=4399, title="Unrelated")
+    PostIssueLink.objects.create(
+        post=feed["angry"], issue=rejected, kind="suggested", status="rejected", score=0.4
+    )
+    feed_page = logged_in_client.get("/social/").content.decode()
+    response = logged_in_client.post(
+        f"/social/posts/{feed['angry'].pk}/sentiment/",
+        {"label": "neutral", "links": "1"},
+        HTTP_HX_REQUEST="true",
+    )
+    fragment = response.content.decode()
+    assert "ROCm/ROCm#4321" in fragment and "ROCm/ROCm#4321" in feed_page
+    assert "ROCm/ROCm#4399" not in fragment and "ROCm/ROCm#4399" not in feed_page
