@@ -88,12 +88,9 @@ def cross_validate(
     accepted = np.zeros(len(y), dtype=bool)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=42)
     splits = list(splitter.split(texts, y))
-    if jobs > 1:
-        runs = Parallel(n_jobs=jobs)(
-            delayed(_fold)(model_class, texts, y, train, test, options) for train, test in splits
-        )
-    else:
-        runs = [_fold(model_class, texts, y, train, test, options) for train, test in splits]
+    runs = Parallel(n_jobs=jobs)(  # n_jobs=1: in this process, one fold after the other
+        delayed(_fold)(model_class, texts, y, train, test, options) for train, test in splits
+    )
     for test, labels_, kept, _, _ in runs:
         predicted[test] = labels_
         accepted[test] = kept
