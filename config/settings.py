@@ -64,6 +64,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # The signed webhook carries no session: nothing below reads the database before it.
+    "triage.webhooks.WebhookWithoutSessionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -109,6 +111,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # A database host that drops packets fails a connection in seconds, not in the minutes of
+    # TCP's retries: the webhook spools what it cannot store before GitHub's 10 s timeout.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", int(os.environ.get("DATABASE_CONNECT_TIMEOUT_S", "3"))
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Spike's uniqueness treats NULL searches as equal (nulls_distinct=False) on Postgres; SQLite
@@ -239,6 +246,12 @@ GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024
 # Processed and ignored deliveries (their raw bodies, 5-30 kB each) are deleted after this many
 # days by a daily beat job; failed and pending ones are kept. 0: kept for ever.
 WEBHOOK_DELIVERY_RETENTION_DAYS = int(os.environ.get("WEBHOOK_DELIVERY_RETENTION_DAYS", "30"))
+# A verified delivery the database cannot take (down, unreachable) is kept here, one fsynced file
+# each, answered 202, and moved into the database by the web process once it is back
+# (triage/services/webhook_spool.py). Local disk of each web host; past the bound: 503.
+WEBHOOK_SPOOL_DIR = Path(os.environ.get("WEBHOOK_SPOOL_DIR", VAR_DIR / "webhook-spool"))
+WEBHOOK_SPOOL_MAX_BYTES = int(os.environ.get("WEBHOOK_SPOOL_MAX_BYTES", str(2 * 1024**3)))
+WEBHOOK_SPOOL_DRAIN_INTERVAL_S = float(os.environ.get("WEBHOOK_SPOOL_DRAIN_INTERVAL_S", "2"))
 # 5xx answers are retried this many times inside one request, with exponential backoff.
 GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
 GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))

@@ -1,4 +1,5 @@
-"""POST /webhooks/github/: verify, store, answer; processing happens on the ingest queue."""
+"""POST /webhooks/github/: verify, store (or spool, while the database cannot take it), answer;
+processing happens on the ingest queue."""
 
 from __future__ import annotations
 
@@ -10,12 +11,27 @@ import logging
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from triage.services import webhooks
+from triage.services import webhook_spool
 
 logger = logging.getLogger(__name__)
+
+
+class WebhookWithoutSessionMiddleware:
+    """The webhook is authenticated by its signature alone: a cookie sent to it is dropped before
+    the session, authentication, role and time-zone middleware, which would otherwise read the
+    session and user from the database, and fail with it, before the view can spool."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info == reverse("github-webhook"):
+            request.META.pop("HTTP_COOKIE", None)
+        return self.get_response(request)
 
 
 def signature_is_valid(body: bytes, header: str, secret: str) -> bool:
@@ -62,14 +78,20 @@ def github_webhook(request: HttpRequest) -> JsonResponse:
         return _error(400, "body is nested too deeply")
     if not isinstance(payload, dict):
         return _error(400, "body must be a JSON object")
-    delivery, created = webhooks.delivery_receive(
+    delivery = webhook_spool.SpooledDelivery(
         delivery_id=delivery_id,
         event=event,
         body=body,
-        payload=payload,
         hook_id=request.headers.get("X-GitHub-Hook-ID", ""),
+        hook_target_type=request.headers.get("X-GitHub-Hook-Installation-Target-Type", ""),
+        hook_target_id=request.headers.get("X-GitHub-Hook-Installation-Target-ID", ""),
     )
+    try:
+        status = webhook_spool.delivery_accept(delivery=delivery, payload=payload)
+    except (webhook_spool.SpoolFull, webhook_spool.SpoolUnavailable):
+        # GitHub records it as failed; the redelivery job asks for it again once we are back
+        return _error(503, "the database is unavailable and the delivery could not be spooled")
     return JsonResponse(
-        {"delivery": delivery.delivery_id, "status": "accepted" if created else "duplicate"},
-        status=202 if created else 200,
+        {"delivery": delivery_id[:100], "status": status},
+        status=200 if status == "duplicate" else 202,
     )

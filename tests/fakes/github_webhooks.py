@@ -38,6 +38,7 @@ def delivery_headers(
         "X-GitHub-Delivery": delivery_id or str(uuid.uuid4()),
         "X-GitHub-Hook-ID": "498116293",
         "X-GitHub-Hook-Installation-Target-Type": "repository",
+        "X-GitHub-Hook-Installation-Target-ID": "1000000",  # the fixtures' repository
     }
     if secret is not None:
         headers["X-Hub-Signature-256"] = signature(body, secret)

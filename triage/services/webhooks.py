@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import (
@@ -104,16 +104,35 @@ STORE_ATTEMPTS = 4
 
 
 def delivery_receive(
-    *, delivery_id: str, event: str, body: bytes, payload: dict, hook_id: str = ""
+    *,
+    delivery_id: str,
+    event: str,
+    body: bytes,
+    payload: dict,
+    hook_id: str = "",
+    hook_target_type: str = "",
+    hook_target_id: str = "",
+    received_at: datetime | None = None,
 ) -> tuple[WebhookDelivery, bool]:
-    """Store a verified delivery once; returns (delivery, created)."""
+    """Store a verified delivery once; returns (delivery, created). Raises OperationalError or
+    InterfaceError when the database cannot take it (the caller spools it: webhook_spool.py)."""
+    row = {
+        "delivery_id": delivery_id[:100],
+        "event": event[:64],
+        "hook_id": hook_id[:32],
+        "hook_target_type": hook_target_type[:32],
+        "hook_target_id": hook_target_id[:32],
+        "received_at": received_at or timezone.now(),
+    }
     for attempt in range(1, STORE_ATTEMPTS + 1):
         try:
-            return _delivery_store(
-                delivery_id=delivery_id, event=event, body=body, payload=payload, hook_id=hook_id
-            )
+            return _delivery_store(row=row, body=body, payload=payload)
         except (OperationalError, InterfaceError):
-            if attempt == STORE_ATTEMPTS or connection.in_atomic_block:
+            # A connection that could not even be opened means the database is down or
+            # unreachable, not a dropped connection: no more tries (each may take the connect
+            # timeout), the caller spools it.
+            never_connected = connection.connection is None
+            if attempt == STORE_ATTEMPTS or connection.in_atomic_block or never_connected:
                 raise
             # a commit whose answer was lost is found by the next attempt (IntegrityError:
             # stored before), so nothing is stored twice
@@ -123,9 +142,7 @@ def delivery_receive(
     raise AssertionError("unreachable")
 
 
-def _delivery_store(
-    *, delivery_id: str, event: str, body: bytes, payload: dict, hook_id: str
-) -> tuple[WebhookDelivery, bool]:
+def _delivery_store(*, row: dict, body: bytes, payload: dict) -> tuple[WebhookDelivery, bool]:
     repository = payload.get("repository") if isinstance(payload.get("repository"), dict) else {}
     # Outside a transaction the INSERT commits by itself: one round trip, not BEGIN, INSERT and
     # COMMIT. Inside one (a caller's), a savepoint keeps that transaction usable after a duplicate.
@@ -133,15 +150,13 @@ def _delivery_store(
     try:
         with store:
             delivery = WebhookDelivery.objects.create(
-                delivery_id=delivery_id[:100],
-                event=event[:64],
+                **row,
                 action=str(payload.get("action") or "")[:64],
-                hook_id=hook_id[:32],
                 repository_full_name=str(repository.get("full_name") or "")[:201],
                 raw_body=body,
             )
     except IntegrityError:
-        delivery = WebhookDelivery.objects.get(delivery_id=delivery_id[:100])
+        delivery = WebhookDelivery.objects.get(delivery_id=row["delivery_id"])
         if delivery.status == WebhookDelivery.Status.PENDING:
             # Stored before but not processed yet, perhaps never enqueued (the first answer was
             # a 5xx after its commit, or the broker was down): enqueue again; the claim keeps
