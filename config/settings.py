@@ -239,6 +239,10 @@ CELERY_TIMEZONE = TIME_ZONE
 GITHUB_TOKEN = os.environ.get("GITHUB_TOKEN", "")
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/")
 GITHUB_WEBHOOK_SECRET = os.environ.get("GITHUB_WEBHOOK_SECRET", "")
+# A GitHub App (its id and PEM private key): the App's own endpoints, today its webhook's
+# deliveries, which the redelivery job reads with a JWT (triage/services/webhook_redelivery.py).
+GITHUB_APP_ID = os.environ.get("GITHUB_APP_ID", "")
+GITHUB_APP_PRIVATE_KEY = os.environ.get("GITHUB_APP_PRIVATE_KEY", "")
 GITHUB_REPOS = env_list("GITHUB_REPOS")
 GITHUB_SYNC_INTERVAL_MINUTES = int(os.environ.get("GITHUB_SYNC_INTERVAL_MINUTES", "10"))
 GITHUB_HTTP_TIMEOUT = int(os.environ.get("GITHUB_HTTP_TIMEOUT", "30"))

@@ -315,6 +315,43 @@ class WebhookDelivery(models.Model):
         return f"{self.event}.{self.action} {self.delivery_id}"
 
 
+class WebhookRedelivery(models.Model):
+    """A redelivery this service asked GitHub for, of a delivery GitHub recorded as failed and we
+    never stored: one row per delivery guid (X-GitHub-Delivery), so each is asked at most once."""
+
+    class Outcome(models.TextChoices):
+        ASKING = "asking", "asking (no answer recorded)"
+        REQUESTED = "requested", "requested (GitHub answered 202)"
+        REFUSED = "refused", "refused by GitHub"
+
+    guid = models.CharField(max_length=100)
+    hook_id = models.CharField(max_length=32)
+    hook_target_type = models.CharField(max_length=32)
+    hook_target = models.CharField(
+        max_length=201, blank=True, default="", help_text="OWNER/NAME or organization"
+    )
+    github_delivery_id = models.BigIntegerField(help_text="the failed attempt asked for again")
+    event = models.CharField(max_length=64, blank=True, default="")
+    action = models.CharField(max_length=64, blank=True, default="")
+    failure = models.CharField(
+        max_length=255, blank=True, default="", help_text="GitHub's status of it"
+    )
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    requested_at = models.DateTimeField(default=timezone.now)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.ASKING)
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        verbose_name_plural = "webhook redeliveries"
+        ordering = ["-requested_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["guid"], name="webhook_redelivery_guid_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"redelivery of {self.guid} ({self.outcome})"
+
+
 # --- Classification and priority (issue 3) ---------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from triage import pipeline
 from triage.models import Repository, SavedSearch
-from triage.services import social, spikes, sync, tracking, webhooks
+from triage.services import social, spikes, sync, tracking, webhook_redelivery, webhooks
 from triage.sources.github import RateLimited, TransientGitHubError
 from triage.sources.x import XNotConfigured, XRateLimited, XUnavailable
 
@@ -132,6 +132,13 @@ def process_pending_webhook_deliveries() -> int:
 def prune_webhook_deliveries() -> int:
     """The daily retention job (webhooks.deliveries_prune_expired)."""
     return webhooks.deliveries_prune_expired()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def redeliver_failed_webhook_deliveries() -> str:
+    """Every 5 minutes from beat: ask GitHub again for the deliveries it recorded as failed
+    and we never stored (webhook_redelivery.py; each guid at most once, also across retries)."""
+    return webhook_redelivery.failed_deliveries_redeliver().summary()
 
 
 @beat_init.connect

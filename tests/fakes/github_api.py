@@ -5,7 +5,8 @@ pagination with ``Link`` headers, ``ETag``/``If-None-Match`` and 304, rate-limit
 the 403 that follows an exhausted limit, and injected 4xx/5xx faults. Reads: repositories,
 issues, pull requests and their commits, comments, labels; writes: adding labels to an issue
 (``POST /repos/O/N/issues/N/labels``) and commenting (``POST .../issues/N/comments``), which
-count against the rate limit. Reactions show in
+count against the rate limit; webhooks of repositories, organizations and a GitHub App, their
+deliveries and redelivery (tests/fakes/github_hooks.py). Reactions show in
 each issue's and comment's ``reactions`` rollup and, as on GitHub, do not move updated_at.
 Stdlib only.
 
@@ -38,6 +39,7 @@ from http import HTTPStatus
 from operator import attrgetter
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
+from tests.fakes.github_hooks import HookApiError, HookStore, link_header
 from tests.fakes.http_emulator import HttpEmulator, Reply
 
 API = "@@EMULATED_GITHUB_API@@"
@@ -1185,6 +1187,9 @@ def _etag_matches(header: str | None, etag: str) -> bool:
 # ---------------------------------------------------------------- routes
 
 _REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
+_ORG = r"/orgs/(?P<org>[^/]+)"
+_HOOK = r"(?:/repos/(?P<hook_owner>[^/]+)/(?P<hook_repo>[^/]+)/hooks/(?P<repo_hook>\d+)"
+_HOOK += r"|/orgs/(?P<hook_org>[^/]+)/hooks/(?P<org_hook>\d+)|/app/hook)"
 # (method, path pattern, handler): a handler answers (body, Link header) or (body, Link, status).
 _ROUTES = tuple(
     (method, re.compile(pattern), handler)
@@ -1204,6 +1209,12 @@ _ROUTES = tuple(
         ("GET", _REPO + r"/pulls/(?P<number>\d+)", "get_pull"),
         ("GET", _REPO + r"/pulls/(?P<number>\d+)/commits", "list_pull_commits"),
         ("GET", _REPO + r"/labels", "list_labels"),
+        # webhooks (tests/fakes/github_hooks.py): a repository's, an organization's, the App's
+        ("GET", _REPO + r"/hooks", "list_hooks"),
+        ("GET", _ORG + r"/hooks", "list_hooks"),
+        ("GET", _HOOK + r"/deliveries", "list_hook_deliveries"),
+        ("GET", _HOOK + r"/deliveries/(?P<delivery_id>\d+)", "get_hook_delivery"),
+        ("POST", _HOOK + r"/deliveries/(?P<delivery_id>\d+)/attempts", "redeliver_hook_delivery"),
     )
 )
 _MAX_PULL_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
@@ -1212,14 +1223,17 @@ _MAX_PULL_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
 class _Api:
     """Maps a request to (body bytes, Link header[, status]); raises _HttpError otherwise."""
 
-    def __init__(self, store: _Store, rate: _RateLimit):
-        self.store, self.rate = store, rate
+    def __init__(self, store: _Store, rate: _RateLimit, hooks: HookStore):
+        self.store, self.rate, self.hooks = store, rate, hooks
 
     def dispatch(self, req: _Request) -> tuple:
         for method, pattern, handler in _ROUTES:
             match = pattern.fullmatch(req.route) if method == req.method else None
             if match:
-                return getattr(self, handler)(req, **match.groupdict())
+                try:
+                    return getattr(self, handler)(req, **match.groupdict())
+                except HookApiError as error:
+                    raise _HttpError(error.status, error.message) from None
         raise _HttpError(404, "Not Found")
 
     def _repo(self, owner: str, name: str) -> _Repo:
@@ -1328,6 +1342,36 @@ class _Api:
             repo.touch()
         return _dumps([repo.labels[n.lower()] for n in rec.labels]), None
 
+    def list_hooks(self, req, owner=None, name=None, org=None):
+        if org is not None:
+            hooks = self.hooks.of_target("organization", org)
+        else:
+            hooks = self.hooks.of_target("repository", self._repo(owner, name).full_name)
+        return paginate(req, hooks, lambda hook: _dumps(self.hooks.hook_json(hook)))
+
+    def _hook(self, hook_owner, hook_repo, repo_hook, hook_org, org_hook):
+        if repo_hook is not None:
+            return self.hooks.find("repository", f"{hook_owner}/{hook_repo}", repo_hook)
+        if org_hook is not None:
+            return self.hooks.find("organization", hook_org, org_hook)
+        app_hooks = [h for h in self.hooks.hooks.values() if h.target_type == "integration"]
+        if not app_hooks:
+            raise _HttpError(404, "Not Found")
+        return app_hooks[0]
+
+    def list_hook_deliveries(self, req, **where):
+        items, links = self.hooks.listing(self._hook(**where), req.query)
+        return _dumps(items), link_header(f"{req.origin}{req.path}", req.query, links)
+
+    def get_hook_delivery(self, req, delivery_id, **where):
+        hook = self._hook(**where)
+        return _dumps(self.hooks.detail_json(hook, self.hooks.get(hook, delivery_id))), None
+
+    def redeliver_hook_delivery(self, req, delivery_id, **where):
+        """202 Accepted; the delivery is sent again, after the answer (github_hooks.py)."""
+        self.hooks.redeliver(self._hook(**where), delivery_id)
+        return b"{}", None, 202
+
     def create_issue_comment(self, req, owner, name, number):
         """POST {"body": "..."}: a comment by the authenticated user; 201, as GitHub answers."""
         repo = self._repo(owner, name)
@@ -1369,7 +1413,9 @@ class GitHubEmulator(HttpEmulator):
         self._store = _Store(login)
         self._rate = _RateLimit(rate_limit)
         self._faults = _Faults()
-        self._api = _Api(self._store, self._rate)
+        self._hooks = HookStore(API, self._store.new_id)
+        self._hooks.record_lock = self._lock
+        self._api = _Api(self._store, self._rate, self._hooks)
 
     # data
     def add_repo(self, full_name: str, **fields) -> dict:
@@ -1582,6 +1628,113 @@ class GitHubEmulator(HttpEmulator):
             found.issues_by_updated()
             found.comments_by_updated()
 
+    # webhooks (tests/fakes/github_hooks.py)
+    def add_hook(
+        self,
+        *,
+        url: str,
+        secret: str,
+        repo: str | None = None,
+        org: str | None = None,
+        app: bool = False,
+        events=("issues", "issue_comment", "pull_request", "label"),
+    ) -> int:
+        """A webhook of a repository, an organization or the App (add_app first); its id."""
+        if [repo is not None, org is not None, app].count(True) != 1:
+            raise ValueError("a hook belongs to one repository, one organization or the App")
+        with self._lock:
+            if repo is not None:
+                found = self._store.ensure_repo(repo)
+                kind, target, target_id = "repository", found.full_name, found.id
+            elif org is not None:
+                kind, target = "organization", org
+                target_id = self._store.user(org, "Organization")["id"]
+            else:
+                if not self._hooks.app_id:
+                    raise ValueError("add_app() before the App's hook")
+                kind, target, target_id = "integration", "", int(self._hooks.app_id)
+            hook = self._hooks.add(
+                target_type=kind,
+                target=target,
+                target_id=target_id,
+                url=url,
+                secret=secret,
+                events=events,
+            )
+            return hook.id
+
+    def add_app(self, app_id: int, public_numbers: tuple[int, int]) -> None:
+        """The GitHub App whose JWTs (RS256, the key's public numbers (n, e)) /app/ accepts."""
+        with self._lock:
+            self._hooks.app_id, self._hooks.app_public_numbers = str(app_id), public_numbers
+
+    def set_hook(self, hook_id: int, *, url: str | None = None, active: bool | None = None):
+        with self._lock:
+            hook = self._hooks.hooks[hook_id]
+            hook.url = hook.url if url is None else url
+            hook.active = hook.active if active is None else active
+
+    def deny_hooks(self, target: str) -> None:
+        """The token has no admin rights on this repository or organization: its hooks 404."""
+        with self._lock:
+            self._hooks.denied.add(target.lower())
+
+    def deliver(self, hook_id: int, event: str, payload: dict, *, guid: str | None = None):
+        """GitHub sends an event to the hook now; the recorded delivery (summary) comes back."""
+        with self._lock:
+            hook = self._hooks.hooks[hook_id]
+            delivery = self._hooks.new_delivery(hook, event, payload, guid)
+        return self._hooks.send(delivery).summary()
+
+    def record_delivery(
+        self,
+        hook_id: int,
+        event: str,
+        payload: dict,
+        *,
+        status_code: int,
+        guid: str | None = None,
+        delivered_at: float | None = None,
+        redelivery: bool = False,
+    ) -> dict:
+        """A delivery GitHub made earlier (no request now): its answer, when it was sent."""
+        with self._lock:
+            hook = self._hooks.hooks[hook_id]
+            delivery = self._hooks.new_delivery(hook, event, payload, guid)
+            delivery.redelivery = redelivery
+            delivery.delivered_at = time.time() if delivered_at is None else delivered_at
+            delivery.status_code = status_code
+            ok = 200 <= status_code < 300
+            failed = f"Invalid HTTP Response: {status_code}" if status_code else "timed out"
+            delivery.status = "OK" if ok else failed
+            self._hooks.record(delivery)
+            return delivery.summary()
+
+    def hook_deliveries(self, hook_id: int) -> list[dict]:
+        """Every recorded delivery of the hook, newest first."""
+        with self._lock:
+            hook = self._hooks.hooks[hook_id]
+            return self._hooks.listing(hook, {"per_page": 100_000})[0]
+
+    @property
+    def manual_redeliveries(self) -> bool:
+        return self._hooks.manual
+
+    @manual_redeliveries.setter
+    def manual_redeliveries(self, manual: bool) -> None:
+        """True: redeliveries asked for wait for run_redeliveries() instead of a thread."""
+        self._hooks.manual = manual
+
+    def run_redeliveries(self) -> list[dict]:
+        """Send the redeliveries asked for (manual mode) now, in this thread."""
+        with self._lock:
+            waiting = self._hooks.take_waiting()
+        return [self._hooks.send(delivery).summary() for delivery in waiting]
+
+    def wait_for_redeliveries(self) -> None:
+        """Until every redelivery asked for (thread mode) has been sent and answered."""
+        self._hooks.wait_sent()
+
     # rate limit, faults, log
     def set_rate_limit(self, remaining: int, reset_at_epoch: int | None = None) -> None:
         with self._lock:
@@ -1641,7 +1794,11 @@ class GitHubEmulator(HttpEmulator):
         return reply
 
     def _respond(self, method: str, path: str, query: dict, headers, body: bytes) -> Reply:
-        if not self._authorized(headers.get("Authorization")):
+        if self._route_path(path).startswith("/app/"):  # a GitHub App's own: its JWT only
+            problem = self._hooks.app_problem(headers.get("Authorization"))
+            if problem:
+                return self._error_reply(401, problem)
+        elif not self._authorized(headers.get("Authorization")):
             return self._error_reply(401, "Bad credentials")
         fault = self._faults.take(path)
         if fault is not None:

@@ -1,7 +1,10 @@
 """The GitHub emulator, driven by the real PyGithub client (and requests for raw headers)."""
 
+import hashlib
+import hmac
 import subprocess
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -10,6 +13,8 @@ import pytest
 import requests
 
 from tests.fakes.github_api import GitHubEmulator
+from tests.fakes.github_hooks import app_key_pair
+from tests.fakes.http_emulator import HttpEmulator, Reply
 
 REPO = "ROCm/hipBLASLt"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -369,3 +374,181 @@ def test_pygithub_adds_labels_and_the_write_counts_against_the_rate_limit(emu):
         timeout=10,
     )
     assert missing.status_code == 404
+
+
+# --- webhooks: hooks, their deliveries, redelivery (tests/fakes/github_hooks.py) --------------
+
+
+class Receiver(HttpEmulator):
+    """A webhook endpoint for the emulator to deliver to: answers `status`, keeps each request."""
+
+    thread_name = "hook-receiver"
+
+    def __init__(self, status: int = 202):
+        self.status, self.received = status, []
+
+    def handle(self, method, raw_path, headers, body=b""):
+        self.received.append({"path": raw_path, "headers": dict(headers), "body": body})
+        return Reply(self.status, [("Content-Type", "application/json")], b'{"ok": true}')
+
+
+@pytest.fixture
+def receiver():
+    with Receiver() as endpoint:
+        yield endpoint
+
+
+def issue_event(number: int = 1) -> dict:
+    return {
+        "action": "opened",
+        "issue": {"number": number, "title": f"Issue {number}"},
+        "repository": {"id": 42, "full_name": REPO},
+    }
+
+
+def test_a_hook_delivers_signed_with_githubs_headers_and_records_the_answer(emu, receiver):
+    hook_id = emu.add_hook(repo=REPO, url=f"{receiver.url}/webhooks/github/", secret="s3cret")
+
+    ok = emu.deliver(hook_id, "issues", issue_event(1))
+    receiver.status = 503
+    failed = emu.deliver(hook_id, "issues", issue_event(2))
+
+    first = receiver.received[0]
+    headers, body = first["headers"], first["body"]
+    assert first["path"] == "/webhooks/github/"
+    assert headers["X-GitHub-Delivery"] == ok["guid"]
+    assert headers["X-GitHub-Event"] == "issues"
+    assert headers["X-GitHub-Hook-ID"] == str(hook_id)
+    assert headers["X-GitHub-Hook-Installation-Target-Type"] == "repository"
+    assert headers["X-GitHub-Hook-Installation-Target-ID"] == str(emu.add_repo(REPO)["id"])
+    expected = hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
+    assert headers["X-Hub-Signature-256"] == f"sha256={expected}"
+    assert headers["User-Agent"].startswith("GitHub-Hookshot/")
+    listed = list(client(emu).get_repo(REPO).get_hook_deliveries(hook_id))
+    assert [(d.guid, d.status, d.status_code, d.redelivery) for d in listed] == [
+        (failed["guid"], "Invalid HTTP Response: 503", 503, False),
+        (ok["guid"], "OK", 202, False),
+    ]
+    assert (listed[1].event, listed[1].action, listed[1].repository_id) == ("issues", "opened", 42)
+    assert listed[1].installation_id is None
+
+
+def test_an_unreachable_hook_is_recorded_as_failed_to_connect(emu):
+    hook_id = emu.add_hook(repo=REPO, url="http://127.0.0.1:9/webhooks/github/", secret="s")
+
+    delivery = emu.deliver(hook_id, "issues", issue_event())
+
+    assert (delivery["status"], delivery["status_code"]) == ("failed to connect to host", 0)
+
+
+def test_deliveries_are_listed_newest_first_in_cursor_pages_of_up_to_100(emu):
+    hook_id = emu.add_hook(repo=REPO, url="http://127.0.0.1:9/hook", secret="s")
+    for number in range(250):
+        emu.record_delivery(hook_id, "issues", issue_event(number), status_code=200)
+
+    page = raw_get(emu, f"/repos/{REPO}/hooks/{hook_id}/deliveries?per_page=500")
+    assert len(page.json()) == 100
+    assert set(page.links) == {"next"} and "cursor=" in page.links["next"]["url"]
+    second = requests.get(
+        page.links["next"]["url"], headers={"Authorization": "token t"}, timeout=10
+    )
+    assert set(second.links) == {"next", "prev"}
+    assert second.json()[0]["id"] == page.json()[-1]["id"] - 1
+    emu.clear_log()
+    listed = list(client(emu).get_repo(REPO).get_hook_deliveries(hook_id))
+    ids = [delivery.id for delivery in listed]
+    assert len(ids) == 250 and ids == sorted(ids, reverse=True)
+    assert emu.count(path_contains="/deliveries") == 3
+    assert raw_get(emu, f"/repos/{REPO}/hooks/{hook_id}/deliveries?cursor=junk").status_code == 400
+
+
+def test_a_redelivery_is_answered_202_and_sent_again_with_the_same_guid(emu, receiver):
+    hook_id = emu.add_hook(repo=REPO, url=f"{receiver.url}/hook", secret="s")
+    receiver.status = 500
+    failed = emu.deliver(hook_id, "issues", issue_event())
+    receiver.status = 202
+    gh = client(emu)
+
+    headers, _ = gh.requester.requestJsonAndCheck(
+        "POST", f"/repos/{REPO}/hooks/{hook_id}/deliveries/{failed['id']}/attempts"
+    )
+    emu.wait_for_redeliveries()
+
+    assert emu.requests[-1]["status"] == 202
+    again = receiver.received[-1]
+    assert again["headers"]["X-GitHub-Delivery"] == failed["guid"]
+    assert again["body"] == receiver.received[0]["body"]
+    newest, oldest = emu.hook_deliveries(hook_id)
+    assert (newest["guid"], newest["redelivery"], newest["status"]) == (failed["guid"], True, "OK")
+    assert newest["id"] > oldest["id"] and oldest["status"] == "Invalid HTTP Response: 500"
+    only_redeliveries = gh.get_repo(REPO).get_hook_delivery(hook_id, newest["id"])
+    assert only_redeliveries.request.headers["X-GitHub-Delivery"] == failed["guid"]
+
+
+def test_a_delivery_older_than_3_days_is_not_redelivered(emu):
+    hook_id = emu.add_hook(repo=REPO, url="http://127.0.0.1:9/hook", secret="s")
+    old = emu.record_delivery(
+        hook_id, "issues", issue_event(), status_code=500, delivered_at=time.time() - 4 * 86400
+    )
+
+    answer = requests.post(
+        f"{emu.url}/repos/{REPO}/hooks/{hook_id}/deliveries/{old['id']}/attempts",
+        headers={"Authorization": "token t"},
+        timeout=10,
+    )
+
+    assert answer.status_code == 422
+    assert len(emu.hook_deliveries(hook_id)) == 1
+
+
+def test_hooks_are_listed_with_their_url_and_no_secret_and_need_admin_rights(emu):
+    hook_id = emu.add_hook(repo=REPO, url="https://triage.example.org/webhooks/github/", secret="s")
+
+    (hook,) = client(emu).get_repo(REPO).get_hooks()
+    assert (hook.id, hook.active, hook.config["url"]) == (
+        hook_id,
+        True,
+        "https://triage.example.org/webhooks/github/",
+    )
+    assert hook.config["secret"] == "********"
+    emu.deny_hooks(REPO)
+    assert raw_get(emu, f"/repos/{REPO}/hooks").status_code == 404
+    assert raw_get(emu, f"/repos/{REPO}/hooks/{hook_id}/deliveries").status_code == 200
+
+
+def test_an_organization_hook_lists_and_redelivers_under_orgs(emu, receiver):
+    hook_id = emu.add_hook(org="ROCm", url=f"{receiver.url}/hook", secret="s")
+    emu.deliver(hook_id, "issues", issue_event())
+    org = client(emu).withLazy(True).get_organization("ROCm")
+
+    (delivery,) = org.get_hook_deliveries(hook_id)
+
+    assert receiver.received[0]["headers"]["X-GitHub-Hook-Installation-Target-Type"] == (
+        "organization"
+    )
+    assert delivery.status == "OK"
+    assert raw_get(emu, f"/repos/{REPO}/hooks/{hook_id}/deliveries").status_code == 404
+    assert [h.id for h in org.get_hooks()] == [hook_id]
+
+
+def test_the_app_hook_takes_only_the_apps_jwt(emu, receiver):
+    pem, public = app_key_pair()
+    emu.add_app(4242, public)
+    hook_id = emu.add_hook(app=True, url=f"{receiver.url}/hook", secret="s")
+    emu.deliver(hook_id, "issues", issue_event())
+
+    def app_client(app_id, key):
+        return github.Github(auth=github.Auth.AppAuth(app_id, key), base_url=emu.url, retry=0)
+
+    headers, items = app_client(4242, pem).requester.requestJsonAndCheck(
+        "GET", "/app/hook/deliveries"
+    )
+    assert [item["status"] for item in items] == ["OK"]
+    assert receiver.received[0]["headers"]["X-GitHub-Hook-Installation-Target-Type"] == (
+        "integration"
+    )
+    other_pem, _ = app_key_pair()
+    for refused in (app_client(4242, other_pem), app_client(99, pem), client(emu)):
+        with pytest.raises(github.GithubException) as error:
+            refused.requester.requestJsonAndCheck("GET", "/app/hook/deliveries")
+        assert error.value.status == 401

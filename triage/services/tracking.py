@@ -85,6 +85,13 @@ def schedules_install_defaults() -> None:
                 cron={"minute": "40", "hour": "3"},
                 description="Processed and ignored deliveries older than "
                 "WEBHOOK_DELIVERY_RETENTION_DAYS are deleted (their effects stay).",
-            )
+            ),
+            beat_schedules.CrontabJob(
+                name="redeliver failed webhook deliveries",
+                task="triage.tasks.redeliver_failed_webhook_deliveries",
+                cron={"minute": "*/5"},
+                description="Deliveries GitHub recorded as failed and we never stored are "
+                "asked for again through GitHub's hook deliveries API (each once).",
+            ),
         ]
     )

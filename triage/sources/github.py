@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import github
 from django.conf import settings
 from github import GithubException
+from github.HookDelivery import HookDeliverySummary
+from github.PaginatedList import PaginatedList
 from urllib3.util.retry import Retry
 
 LINK_PART = re.compile(r'<([^>]+)>;\s*rel="([^"]+)"')
@@ -86,8 +89,10 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def build_client() -> github.Github:
-    auth = github.Auth.Token(settings.GITHUB_TOKEN) if settings.GITHUB_TOKEN else None
+def build_client(*, auth: github.Auth.Auth | None = None) -> github.Github:
+    """The service's client: the token of GITHUB_TOKEN, or `auth` (a GitHub App's)."""
+    if auth is None and settings.GITHUB_TOKEN:
+        auth = github.Auth.Token(settings.GITHUB_TOKEN)
     retry = Retry(
         total=settings.GITHUB_RETRIES,
         backoff_factor=settings.GITHUB_RETRY_BACKOFF,
@@ -180,3 +185,102 @@ def issue_comment_create(*, full_name: str, number: int, body: str) -> dict:
     except OSError as exc:
         raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
     return {"id": comment.id, "html_url": comment.html_url}
+
+
+# --- webhooks: the hooks' deliveries and their redelivery (triage/services/webhook_redelivery.py)
+
+
+@dataclass(frozen=True)
+class HookAddress:
+    """A webhook as GitHub's API names it: a repository's (target OWNER/NAME), an
+    organization's (target its login) or the GitHub App's (integration, target "")."""
+
+    target_type: str
+    target: str
+    hook_id: int
+
+    @property
+    def path(self) -> str:
+        if self.target_type == "repository":
+            return f"/repos/{self.target}/hooks/{self.hook_id}"
+        if self.target_type == "organization":
+            return f"/orgs/{self.target}/hooks/{self.hook_id}"
+        return "/app/hook"
+
+    def __str__(self) -> str:
+        return f"{self.target_type} hook {self.hook_id}" + (
+            f" of {self.target}" if self.target else ""
+        )
+
+
+@dataclass(frozen=True)
+class HookDelivery:
+    id: int
+    guid: str
+    delivered_at: datetime
+    ok: bool
+    status: str
+    event: str
+    action: str
+
+
+def build_app_client() -> github.Github | None:
+    """A client authenticated as the GitHub App (a JWT signed with its private key), for the
+    App's own endpoints; None unless GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are set."""
+    app_id, key = settings.GITHUB_APP_ID, settings.GITHUB_APP_PRIVATE_KEY
+    if not (app_id and key):
+        return None
+    return build_client(auth=github.Auth.AppAuth(app_id, key))
+
+
+def _deliveries_listing(client: github.Github, hook: HookAddress):
+    if hook.target_type == "repository":
+        return client.withLazy(True).get_repo(hook.target).get_hook_deliveries(hook.hook_id)
+    if hook.target_type == "organization":
+        organization = client.withLazy(True).get_organization(hook.target)
+        return organization.get_hook_deliveries(hook.hook_id)
+    # the App's: PyGithub has no call for it, its PaginatedList reads the same cursor pages
+    return PaginatedList(HookDeliverySummary, client.requester, f"{hook.path}/deliveries", None)
+
+
+def hook_deliveries(*, client: github.Github, hook: HookAddress) -> Iterator[HookDelivery]:
+    """The hook's deliveries as GitHub lists them: newest first, 100 a page (cursor pagination
+    through the Link header), read page by page as the caller goes on."""
+    try:
+        for item in _deliveries_listing(client, hook):
+            code = item.status_code or 0
+            yield HookDelivery(
+                id=item.id,
+                guid=item.guid or "",
+                delivered_at=item.delivered_at,
+                ok=item.status == "OK" or 200 <= code < 300,
+                status=item.status or "",
+                event=item.event or "",
+                action=item.action or "",
+            )
+    except GithubException as exc:
+        raise GitHubSource(client)._translate(exc) from exc
+    except OSError as exc:
+        raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
+
+
+def hook_delivery_redeliver(*, client: github.Github, hook: HookAddress, delivery_id: int) -> None:
+    """Ask GitHub to send a delivery again (POST .../deliveries/{id}/attempts: 202; PyGithub has
+    no call for it, its requester makes it). Never retried by the adapter (a POST)."""
+    url = f"{hook.path}/deliveries/{delivery_id}/attempts"
+    GitHubSource(client).post(url, {})
+
+
+def repository_hooks(*, client: github.Github, full_name: str) -> list[dict]:
+    """The repository's webhooks ({"id", "active", "url"}): needs admin rights on it, which a
+    token may lack (GitHubError 404 or 403)."""
+    try:
+        hooks = client.withLazy(True).get_repo(full_name).get_hooks()
+        return [
+            {"id": hook.id, "active": hook.active, "url": (hook.config or {}).get("url", "")}
+            for hook in hooks
+        ]
+    except GithubException as exc:
+        raise GitHubSource(client)._translate(exc) from exc
+    except OSError as exc:
+        raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
