@@ -8,8 +8,10 @@ Every value records where it came from, so the issue page can explain it.
 
 from __future__ import annotations
 
-import re
+import itertools
 from dataclasses import asdict, dataclass, field
+
+from config import linear_re
 
 # Marketing names to gfx targets. Longer, more specific patterns come first: the first match wins.
 GPU_ARCHITECTURES: list[tuple[str, str, str]] = [
@@ -60,41 +62,49 @@ GPU_ARCHITECTURES: list[tuple[str, str, str]] = [
     ),
     (r"rx\s?6700(\s?xt)?", "AMD Radeon RX 6700", "gfx1031"),
 ]
-_GPU_PATTERNS = [
-    (re.compile(rf"\b(?:{p})", re.I), name, arch) for p, name, arch in GPU_ARCHITECTURES
-]
+# One pass over the text for every marketing name (RE2's set of patterns).
+_GPU_SET = linear_re.PatternSet([rf"\b(?:{p})" for p, _, _ in GPU_ARCHITECTURES], linear_re.I)
 KNOWN_ARCHITECTURES = sorted({arch for _, _, arch in GPU_ARCHITECTURES})
 
-GFX_TOKEN = re.compile(r"\bgfx(\d{3,4}[a-f]?)\b(?::[\w:+-]+)?", re.I)
-SECTION = re.compile(r"^#{2,4}\s*(?P<name>[^\n]+?)\s*\n(?P<value>.*?)(?=^#{2,4}\s|\Z)", re.M | re.S)
-ROCMINFO_NAME = re.compile(r"^\s*Name:\s+(gfx\d{3,4}[a-f]?)\s*$", re.M | re.I)
-ROCMINFO_MARKETING = re.compile(r"^\s*Marketing Name:\s+(.+?)\s*$", re.M | re.I)
-ROCM_VERSION = re.compile(
-    r"(?:\brocm(?:[\s_-]*(?:version|release))?[\s:=_-]*v?|\+rocm)(\d+\.\d+(?:\.\d+)?)", re.I
+GFX_TOKEN = linear_re.compile(r"\bgfx(\d{3,4}[a-f]?)\b(?::[\w:+-]+)?", linear_re.I)
+# A section of an issue form starts at a `## `-`#### ` heading line and runs to the next one.
+HEADING = linear_re.compile(r"^#{2,4}(?:[ \t]+([^\n]*?))?[ \t]*$", linear_re.M)
+ROCMINFO_NAME = linear_re.compile(
+    r"^[ \t]*Name:[ \t]+(gfx\d{3,4}[a-f]?)[ \t]*$", linear_re.M | linear_re.I
 )
-BARE_VERSION = re.compile(r"\b(\d+\.\d+(?:\.\d+)?)\b")
-TORCH_VERSION = re.compile(
+ROCMINFO_MARKETING = linear_re.compile(
+    r"^[ \t]*Marketing Name:[ \t]+([^\n]+?)[ \t]*$", linear_re.M | linear_re.I
+)
+ROCM_VERSION = linear_re.compile(
+    r"(?:\brocm(?:[\s_-]*(?:version|release))?[\s:=_-]*v?|\+rocm)(\d+\.\d+(?:\.\d+)?)",
+    linear_re.I,
+)
+BARE_VERSION = linear_re.compile(r"\b(\d+\.\d+(?:\.\d+)?)\b")
+TORCH_VERSION = linear_re.compile(
     r"\b(?:torch|pytorch)(?:\s*(?:version|==|:|\s)\s*|\.__version__\D{0,20})v?"
     r"(\d+\.\d+(?:\.\d+)?(?:[.+][\w.]+)?)",
-    re.I,
+    linear_re.I,
 )
-TRITON_VERSION = re.compile(
-    r"\btriton(?:\s*(?:version|==|:|\s)\s*)v?(\d+\.\d+(?:\.\d+)?(?:\+[\w.]+)?)", re.I
+TRITON_VERSION = linear_re.compile(
+    r"\btriton(?:\s*(?:version|==|:|\s)\s*)v?(\d+\.\d+(?:\.\d+)?(?:\+[\w.]+)?)", linear_re.I
 )
-PYTHON_VERSION = re.compile(r"\bpython\s*(?:version|==|:)?\s*v?(3\.\d{1,2}(?:\.\d+)?)", re.I)
+PYTHON_VERSION = linear_re.compile(
+    r"\bpython\s*(?:version|==|:)?\s*v?(3\.\d{1,2}(?:\.\d+)?)", linear_re.I
+)
 OS_PATTERNS = [
-    re.compile(r"\bubuntu\s+\d{2}\.\d{2}(?:\.\d+)?(?:\s+LTS)?", re.I),
-    re.compile(r"\b(?:rhel|red\s?hat(?:\s+enterprise\s+linux)?)\s+\d+(?:\.\d+)?", re.I),
-    re.compile(r"\b(?:sles|suse\s+linux\s+enterprise(?:\s+server)?)\s+\d+(?:\s+sp\d)?", re.I),
-    re.compile(r"\bcentos(?:\s+stream)?\s+\d+", re.I),
-    re.compile(r"\bfedora\s+\d+", re.I),
-    re.compile(r"\boracle\s+linux\s+\d+(?:\.\d+)?", re.I),
-    re.compile(r"\bdebian\s+\d+", re.I),
-    re.compile(r"\brocky\s+linux\s+\d+(?:\.\d+)?", re.I),
-    re.compile(r"\bwindows\s+(?:1[01]|server\s+20\d\d)(?:\s+\w+)?(?:\s+\d\d[hH]\d)?", re.I),
-    re.compile(r"\bwsl\s?2?\b", re.I),
-    re.compile(r"\barch\s+linux\b", re.I),
+    r"\bubuntu\s+\d{2}\.\d{2}(?:\.\d+)?(?:\s+LTS)?",
+    r"\b(?:rhel|red\s?hat(?:\s+enterprise\s+linux)?)\s+\d+(?:\.\d+)?",
+    r"\b(?:sles|suse\s+linux\s+enterprise(?:\s+server)?)\s+\d+(?:\s+sp\d)?",
+    r"\bcentos(?:\s+stream)?\s+\d+",
+    r"\bfedora\s+\d+",
+    r"\boracle\s+linux\s+\d+(?:\.\d+)?",
+    r"\bdebian\s+\d+",
+    r"\brocky\s+linux\s+\d+(?:\.\d+)?",
+    r"\bwindows\s+(?:1[01]|server\s+20\d\d)(?:\s+\w+)?(?:\s+\d\d[hH]\d)?",
+    r"\bwsl\s?2?\b",
+    r"\barch\s+linux\b",
 ]
+_OS_SET = linear_re.PatternSet(OS_PATTERNS, linear_re.I)
 
 
 @dataclass
@@ -132,40 +142,64 @@ class Environment:
             self.sources[attribute] = source
 
 
+MAX_SECTIONS = 200  # an issue form has about ten; headings past this many are read as text
+MAX_FACT_MATCHES = 200  # rocminfo lines, gfx tokens: the first this many are read
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str  # as written
+    start: int  # of the heading line
+    end: int  # where the next heading starts, or the end of the text
+    value: str  # the text under the heading, stripped
+
+
+def form_sections(body: str) -> list[Section]:
+    """The `## `-`#### ` sections of a Markdown text, in order (the first MAX_SECTIONS)."""
+    body = body or ""
+    headings = list(itertools.islice(HEADING.finditer(body), MAX_SECTIONS + 1))
+    sections = []
+    for heading, following in zip(headings, [*headings[1:], None], strict=False):
+        end = following.start() if following is not None else len(body)
+        name = (heading.group(1) or "").strip()
+        sections.append(Section(name, heading.start(), end, body[heading.end() + 1 : end].strip()))
+    return sections
+
+
 def issue_form_sections(body: str) -> dict[str, str]:
     """`### Heading` sections of an issue form: {lower-cased heading: text}, no `_No response_`."""
-    sections = {}
-    for match in SECTION.finditer(body or ""):
-        value = match.group("value").strip()
-        if value and value != "_No response_":
-            sections[match.group("name").strip().lower()] = value
-    return sections
+    return {
+        section.name.lower(): section.value
+        for section in form_sections(body)
+        if section.name and section.value and section.value != "_No response_"
+    }
 
 
 def gpus_in(text: str) -> list[tuple[str, str]]:
     """(GPU name, gfx target) for every marketing name in the text, in table order."""
-    found = []
-    for pattern, name, arch in _GPU_PATTERNS:
-        if pattern.search(text or ""):
-            found.append((name, arch))
-    return found
+    return [GPU_ARCHITECTURES[i][1:] for i in _GPU_SET.matching(text or "")]
 
 
 def _gfx_tokens(text: str) -> list[str]:
-    return list(dict.fromkeys(f"gfx{m.group(1).lower()}" for m in GFX_TOKEN.finditer(text or "")))
+    found = itertools.islice(GFX_TOKEN.finditer(text or ""), MAX_FACT_MATCHES)
+    return list(dict.fromkeys(f"gfx{m.group(1).lower()}" for m in found))
 
 
-def _first(pattern: re.Pattern, text: str) -> str:
+def _first(pattern: linear_re.Pattern, text: str) -> str:
     match = pattern.search(text or "")
     return match.group(1) if match else ""
 
 
 def _os_in(text: str) -> str:
-    for pattern in OS_PATTERNS:
-        match = pattern.search(text or "")
-        if match:
-            return " ".join(match.group(0).split())
-    return ""
+    matching = _OS_SET.matching(text or "")
+    if not matching:
+        return ""
+    match = linear_re.search(OS_PATTERNS[matching[0]], text, linear_re.I)
+    return " ".join(match.group(0).split())
+
+
+def _all(pattern: linear_re.Pattern, text: str) -> list[str]:
+    return [m.group(1) for m in itertools.islice(pattern.finditer(text), MAX_FACT_MATCHES)]
 
 
 # GitHub caps a body at 65,536 characters; past 4 times that a body is hostile, not a report
@@ -197,9 +231,9 @@ def environment_extract(title: str = "", body: str = "") -> Environment:
             env._set("os", _os_in(value) or value.splitlines()[0][:100], "issue form")
 
     # 2. rocminfo output
-    for arch in ROCMINFO_NAME.findall(text):
+    for arch in _all(ROCMINFO_NAME, text):
         env._add_gpu("", arch.lower(), "rocminfo")
-    for marketing in ROCMINFO_MARKETING.findall(text):
+    for marketing in dict.fromkeys(_all(ROCMINFO_MARKETING, text)):
         for name, arch in gpus_in(marketing):
             env._add_gpu(name, arch, "rocminfo")
 

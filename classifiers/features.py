@@ -7,23 +7,26 @@ The title is repeated so that its words weigh more than the body's.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import FeatureUnion
 
+from config import linear_re
+
 MAX_BODY_CHARS = 2000  # longer bodies: logs and templates; cutting at 3,000 scored the same
+# Only this much of a body is cleaned (GitHub's cap on a body): what is kept is its first
+# MAX_BODY_CHARS once cleaned, and a longer body is a log, not a report.
+MAX_CLEAN_CHARS = 65_536
 TITLE_REPEAT = 2
 
-CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
-URL = re.compile(r"https?://\S+")
-HEX = re.compile(r"\b0x[0-9a-f]{6,}\b", re.I)
-HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+CODE_BLOCK = linear_re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", linear_re.S)
+URL = linear_re.compile(r"https?://\S+")
+HEX = linear_re.compile(r"\b0x[0-9a-f]{6,}\b", linear_re.I)
+HTML_COMMENT = linear_re.compile(r"<!--.*?-->", linear_re.S)
 
 
 def body_clean(body: str) -> str:
-    body = HTML_COMMENT.sub(" ", body or "")
+    body = HTML_COMMENT.sub(" ", (body or "")[:MAX_CLEAN_CHARS])
     body = CODE_BLOCK.sub(" codeblock ", body)
     body = URL.sub(" urlref ", body)
     body = HEX.sub(" hexaddr ", body)

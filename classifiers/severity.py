@@ -8,74 +8,67 @@ shows both the signal and the model's evidence.
 
 from __future__ import annotations
 
-import re
-
 from classifiers.text_classifier import TextClassifier
+from config import linear_re
 
 LABELS = ("critical", "high", "medium", "low")
 
 # (signal, severity, pattern), first match wins: the worst outcome decides.
-SIGNALS: list[tuple[str, str, re.Pattern]] = [
+SIGNALS: list[tuple[str, str, str]] = [
     (
         "data corruption or wrong results",
         "critical",
-        re.compile(
-            r"wrong (?:result|output|value|answer)s?|incorrect (?:result|output|value)s?|"
-            r"silent(?:ly)? (?:corrupt|wrong)|data corruption|"
-            r"mismatch(?:es)? (?:the )?(?:cpu|reference)|"
-            r"outputs? differ|\bnan\b|\bnans\b",
-            re.I,
-        ),
+        r"wrong (?:result|output|value|answer)s?|incorrect (?:result|output|value)s?|"
+        r"silent(?:ly)? (?:corrupt|wrong)|data corruption|"
+        r"mismatch(?:es)? (?:the )?(?:cpu|reference)|"
+        r"outputs? differ|\bnan\b|\bnans\b",
     ),
     (
         "crash",
         "critical",
-        re.compile(
-            r"segfault|segmentation fault|core dumped|memory access fault|page fault|"
-            r"illegal (?:address|instruction)|hipErrorIllegalAddress|kernel panic|"
-            r"\bcrash(?:es|ed|ing)?\b|"
-            r"\bgpu reset\b|abort(?:ed)?\b",
-            re.I,
-        ),
+        r"segfault|segmentation fault|core dumped|memory access fault|page fault|"
+        r"illegal (?:address|instruction)|hipErrorIllegalAddress|kernel panic|"
+        r"\bcrash(?:es|ed|ing)?\b|"
+        r"\bgpu reset\b|abort(?:ed)?\b",
     ),
-    ("hang", "high", re.compile(r"\bhangs?\b|\bhung\b|deadlock|freez(?:e|es)|stuck|timeout", re.I)),
+    ("hang", "high", r"\bhangs?\b|\bhung\b|deadlock|freez(?:e|es)|stuck|timeout"),
     (
         "regression",
         "high",
-        re.compile(r"regression|used to work|worked (?:in|with|on)|after upgrad|no longer", re.I),
+        r"regression|used to work|worked (?:in|with|on)|after upgrad|no longer",
     ),
     (
         "performance",
         "medium",
-        re.compile(r"\bslow(?:er|down)?\b|performance|throughput|latency|\bperf\b", re.I),
+        r"\bslow(?:er|down)?\b|performance|throughput|latency|\bperf\b",
     ),
     (
         "not detected or fails to run",
         "medium",
-        re.compile(
-            r"not detect|no gpu|not (?:found|supported)|fails? to (?:run|load|launch)|error", re.I
-        ),
+        r"not detect|no gpu|not (?:found|supported)|fails? to (?:run|load|launch)|error",
     ),
     (
         "build or install",
         "low",
-        re.compile(r"build|compile|install|cmake|packag|dependenc|link(?:er|ing)? error", re.I),
+        r"build|compile|install|cmake|packag|dependenc|link(?:er|ing)? error",
     ),
     (
         "documentation or cosmetic",
         "low",
-        re.compile(r"\bdocs?\b|documentation|typo|readme|cosmetic", re.I),
+        r"\bdocs?\b|documentation|typo|readme|cosmetic",
     ),
 ]
 DEFAULT = ("no severity signal", "low")
+_SIGNAL_SET = linear_re.PatternSet([pattern for _, _, pattern in SIGNALS], linear_re.I)
 
 
 def severity_signal(text: str) -> tuple[str, str]:
     """(signal, severity) of the first rule that matches, else ('no severity signal', 'low')."""
-    for signal, severity, pattern in SIGNALS:
-        if pattern.search(text or ""):
-            return signal, severity
-    return DEFAULT
+    matching = _SIGNAL_SET.matching(text or "")
+    if not matching:
+        return DEFAULT
+    signal, severity, _ = SIGNALS[matching[0]]
+    return signal, severity
 
 
 class SeverityClassifier(TextClassifier):

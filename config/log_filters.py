@@ -15,19 +15,20 @@ the password of any URL with [redacted].
 from __future__ import annotations
 
 import logging
-import re
 from urllib.parse import urlsplit
 
 import github  # noqa: F401  (see below)
 from django.utils.html import escape
+
+from config import linear_re
 
 # PyGithub configures its logger when imported: level INFO and a StreamHandler of its own, which
 # would ignore LOGGING's level and print records unredacted. This module is loaded while Django
 # applies LOGGING (for the filter below), before the loggers are configured: imported here, the
 # "github" entry of LOGGING then replaces that level and handler.
 
-CREDENTIAL = re.compile(r"(?i)((?:bearer|token)\s+)[A-Za-z0-9%._~+/=-]{8,}")
-URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@'\"<>]*:)[^\s@/'\"<>]+(@)")
+CREDENTIAL = linear_re.compile(r"(?i)((?:bearer|token)\s+)[A-Za-z0-9%._~+/=-]{8,}")
+URL_PASSWORD = linear_re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@'\"<>]*:)[^\s@/'\"<>]+(@)")
 SECRET_SETTINGS = ("X_BEARER_TOKEN", "GITHUB_TOKEN", "GITHUB_WEBHOOK_SECRET", "SECRET_KEY")
 URL_SETTINGS = ("DATABASE_URL", "REDIS_URL")
 

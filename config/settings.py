@@ -199,6 +199,8 @@ CELERY_TASK_ROUTES = {
     "classifiers.tasks.*": {"queue": "classify"},
     "releases.tasks.*": {"queue": "releases"},
     "kernels_ci.tasks.run_execute": {"queue": "repro.cpu"},  # dispatched to its run's queue
+    # reading an issue's reproducer is per-issue work: never on the queue of webhook deliveries
+    "kernels_ci.tasks.cases_refresh": {"queue": "classify"},
     "kernels_ci.tasks.*": {"queue": "ingest"},  # coordinators: never behind long repro runs
 }
 CELERY_TASK_ACKS_LATE = True

@@ -11,37 +11,62 @@
 
 from __future__ import annotations
 
-import re
+import itertools
+import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from classifiers.extraction import MAX_BODY_CHARS
 from classifiers.extraction import environment_extract as classifier_environment
+from config import linear_re
 
-FENCE_RE = re.compile(
-    r"^(?P<indent>[ \t]{0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)\n"
-    r"(?P<body>.*?)^[ \t]{0,3}(?P=fence)[ \t]*$",
-    re.MULTILINE | re.DOTALL,
-)
+# Budgets: past them extraction stops and the case says "too large to extract" (fail soft).
+# Every pattern here is linear in the text (RE2, config/linear_re.py), so on GitHub's largest
+# body (65,536 characters) and on ours (MAX_BODY_CHARS) extraction takes milliseconds
+# (benchmarks/untrusted_text.py); the time budget guards against what that does not foresee.
+MAX_EXTRACT_CHARS = MAX_BODY_CHARS
+MAX_CODE_BLOCKS = 100
+TIME_BUDGET_S = 0.5
+MAX_SYMPTOM_HITS = 50  # matches counted per symptom: enough to rank them
+
+# Fences as CommonMark reads them: an opening line of three or more backticks (an info string
+# without backticks) or tildes, indented up to three spaces; it closes at a line of the same
+# character, at least as long, with nothing after it; unclosed, it runs to the end (a tab is
+# four columns of indentation: it makes no fence). Content lines lose up to as many leading
+# spaces as the opening line had. Found on
+# the body's UTF-8 bytes, one pass for the opening lines and one per block for its end; the
+# pattern has no groups (RE2 finds where a match is fastest when it need not say where its
+# parts are), the line is taken apart in Python.
+FENCE_OPEN = linear_re.compile(rb"^ {0,3}(?:`{3,}[^`\n]*|~{3,}[^\n]*)$", linear_re.M)
+MAX_FENCE_REPEAT = 1000  # RE2's limit on a counted repetition
 PYTHON_INFOS = {"python", "py", "python3", "py3", "pycon", "ipython"}
 HIP_INFOS = {"cpp", "c++", "hip", "cc", "cxx", "c", "cuda", "hpp", "h"}
 HIP_MARKERS = ("__global__", "hipLaunchKernelGGL", "hip/hip_runtime.h", "hipMalloc")
 OUTPUT_MARKERS = ("Traceback (most recent call last)", "$ ", ">>> ")
-REPRO_HINT_RE = re.compile(
-    r"\b(repro(ducer|duce|duction)?|minimal|example|steps to reproduce)\b", re.I
+REPRO_HINT_RE = linear_re.compile(
+    r"\b(repro(ducer|duce|duction)?|minimal|example|steps to reproduce)\b", linear_re.I
 )
+IMPORT_RE = linear_re.compile(r"^\s*(import|from)\s+\w+", linear_re.M)
+IMPORT_TRITON_OR_TORCH_RE = linear_re.compile(r"^\s*(import|from)\s+(triton|torch)\b", linear_re.M)
+USES_TRITON_RE = linear_re.compile(r"^\s*(import|from)\s+[\w., ]*\btriton\b", linear_re.M)
+USES_TORCH_RE = linear_re.compile(r"^\s*(import|from)\s+[\w., ]*\btorch\b", linear_re.M)
+LAUNCH_RE = linear_re.compile(r"\w+\[[^\]]+\]\s*\(")
+CHECK_RE = linear_re.compile(r"assert|allclose|assert_close|print\(")
 
-ARCH_RE = re.compile(r"\bgfx(\d{2,4}[a-z]?)\b", re.I)
+ARCH_RE = linear_re.compile(r"\bgfx(\d{2,4}[a-z]?)\b", linear_re.I)
+MAX_ARCHS = 20
 VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:[.+\-][0-9A-Za-z.+]*)?)"
 TORCH_RES = [
-    re.compile(r"\bPyTorch\s+version\s*:\s*" + VERSION, re.I),
-    re.compile(r"\btorch(?:\.__version__)?\s*(?:==|=|:|\s)\s*" + VERSION, re.I),
-    re.compile(r"\bpytorch\s+" + VERSION, re.I),
+    linear_re.compile(r"\bPyTorch\s+version\s*:\s*" + VERSION, linear_re.I),
+    linear_re.compile(r"\btorch(?:\.__version__)?\s*(?:==|=|:|\s)\s*" + VERSION, linear_re.I),
+    linear_re.compile(r"\bpytorch\s+" + VERSION, linear_re.I),
 ]
 TRITON_RES = [
-    re.compile(
-        r"\b(?:pytorch-)?triton(?:-rocm)?(?:\.__version__)?\s*(?:==|=|:|\s)\s*" + VERSION, re.I
+    linear_re.compile(
+        r"\b(?:pytorch-)?triton(?:-rocm)?(?:\.__version__)?\s*(?:==|=|:|\s)\s*" + VERSION,
+        linear_re.I,
     ),
-    re.compile(r"\btriton\s+version\s*:?\s*" + VERSION, re.I),
+    linear_re.compile(r"\btriton\s+version\s*:?\s*" + VERSION, linear_re.I),
 ]
 
 SYMPTOM_PATTERNS = {
@@ -89,11 +114,32 @@ SYMPTOM_PATTERNS = {
     ],
 }
 SYMPTOM_PRIORITY = ["compile_error", "hang", "wrong_result", "crash"]
-CRASH_MESSAGE_RE = re.compile(
+# One program per symptom: the alternatives of its patterns, counted in one pass.
+SYMPTOM_RES = {
+    kind: linear_re.compile("|".join(f"(?:{p})" for p in patterns), linear_re.I | linear_re.M)
+    for kind, patterns in SYMPTOM_PATTERNS.items()
+}
+NUMERIC_ASSERT_RE = linear_re.compile(r"AssertionError|Mismatched elements|not close")
+CRASH_MESSAGE_RE = linear_re.compile(
     r"^.*(Segmentation fault|Memory access fault[^\n]*|illegal memory access[^\n]*|"
     r"HSA_STATUS_ERROR\w*[^\n]*|LLVM ERROR:[^\n]*|core dumped|\b\w+(Error|Exception): [^\n]+).*$",
-    re.M,
+    linear_re.M,
 )
+MESSAGE_WINDOW = 4096  # the last message is looked for from the end, a window at a time
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+class Budget:
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def check(self, stage: str) -> None:
+        if time.monotonic() > self.deadline:
+            raise BudgetExceeded(f"its time budget ({self.seconds:g} s) ran out at {stage}")
 
 
 @dataclass
@@ -102,6 +148,7 @@ class CodeBlock:
     body: str
     index: int
     context: str = ""
+    span: tuple[int, int] = (0, 0)  # the whole block, fences included, in the text's UTF-8
 
     @property
     def lang(self) -> str:
@@ -121,6 +168,7 @@ class Extraction:
     symptom_message: str = ""
     environment: dict = field(default_factory=dict)
     missing_facts: list[str] = field(default_factory=list)
+    problem: str = ""  # "too large to extract: ..." when a budget stopped it
 
     @property
     def archs(self) -> list[str]:
@@ -136,14 +184,71 @@ class Extraction:
         return ""
 
 
-def code_blocks(text: str) -> list[CodeBlock]:
-    text = text.replace("\r\n", "\n")
+@lru_cache(maxsize=64)
+def _fence_close(char: bytes, length: int):
+    return linear_re.compile(rb"^ {0,3}" + char + rb"{%d,}[ \t]*$" % length, linear_re.M)
+
+
+def _closing_line(data: bytes, start: int, char: bytes, length: int) -> tuple[int, int] | None:
+    """(start, end) of the first line at or after `start` that closes a fence of `length`
+    `char`s, or None."""
+    if length <= MAX_FENCE_REPEAT:
+        found = _fence_close(char, length).search(data, start)
+        return found.span() if found else None
+    run = char * length  # a fence longer than RE2 counts: find its runs, then check the line
+    while (at := data.find(run, start)) >= 0:
+        line_start = data.rfind(b"\n", 0, at) + 1
+        line_end = data.find(b"\n", at)
+        line_end = len(data) if line_end < 0 else line_end
+        before, after = data[line_start:at], data[at:line_end].lstrip(char)
+        if len(before) <= 3 and not before.strip(b" ") and not after.strip(b" \t"):
+            return line_start, line_end
+        start = line_end
+    return None
+
+
+def _fences(data: bytes, limit: int):
+    """(indent, info, body start, body end, block start, block end) of each fenced block."""
+    position = 0
+    for _ in range(limit):
+        opening = FENCE_OPEN.search(data, position)
+        if opening is None:
+            return
+        line = data[opening.start() : opening.end()]
+        fenced = line.lstrip(b" ")
+        indent = line[: len(line) - len(fenced)]
+        fence = fenced[: len(fenced) - len(fenced.lstrip(fenced[:1]))]
+        info = fenced[len(fence) :].strip(b" \t")
+        body_start = min(opening.end() + 1, len(data))
+        closing = _closing_line(data, body_start, fence[:1], len(fence))
+        body_end, block_end = (closing[0], closing[1]) if closing else (len(data), len(data))
+        yield indent, info, body_start, body_end, opening.start(), block_end
+        if closing is None:
+            return  # an unclosed fence runs to the end
+        position = block_end + 1
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def code_blocks(text: str, *, limit: int = MAX_CODE_BLOCKS) -> list[CodeBlock]:
+    """The first `limit` fenced code blocks of a Markdown text, also inside <details>."""
+    data = text.replace("\r\n", "\n").encode("utf-8", "replace")
     blocks = []
-    for index, match in enumerate(FENCE_RE.finditer(text)):
-        before = text[max(0, match.start() - 300) : match.start()]
-        body = _dedent(match.group("body"), len(match.group("indent")))
+    for index, (indent, info, start, end, block_start, block_end) in enumerate(
+        _fences(data, limit)
+    ):
+        before = _decode(data[max(0, block_start - 1200) : block_start])[-300:]
+        body = _dedent(_decode(data[start:end]), len(indent))
         blocks.append(
-            CodeBlock(info=match.group("info").strip(), body=body, index=index, context=before)
+            CodeBlock(
+                info=_decode(info).strip(),
+                body=body,
+                index=index,
+                context=before,
+                span=(block_start, block_end),
+            )
         )
     return blocks
 
@@ -152,7 +257,7 @@ def _dedent(body: str, indent: int) -> str:
     if not indent:
         return body
     return "\n".join(
-        line[indent:] if line[:indent].isspace() else line for line in body.split("\n")
+        line[min(indent, len(line) - len(line.lstrip(" "))) :] for line in body.split("\n")
     )
 
 
@@ -160,8 +265,8 @@ def _kind(block: CodeBlock) -> str:
     body, lang = block.body, block.lang
     if any(marker in body for marker in HIP_MARKERS) and lang not in PYTHON_INFOS:
         return "hip"
-    looks_python = lang in PYTHON_INFOS or re.search(r"^\s*(import|from)\s+\w+", body, re.M)
-    if looks_python and re.search(r"^\s*(import|from)\s+(triton|torch)\b", body, re.M):
+    looks_python = lang in PYTHON_INFOS or IMPORT_RE.search(body)
+    if looks_python and IMPORT_TRITON_OR_TORCH_RE.search(body):
         if body.lstrip().startswith(OUTPUT_MARKERS):
             return "output"
         return "python"
@@ -178,10 +283,10 @@ def _score(block: CodeBlock, kind: str) -> tuple[float, str]:
             reasons.append("a @triton.jit kernel")
         elif "import torch" in body:
             reasons.append("torch code")
-        if re.search(r"\w+\[[^\]]+\]\s*\(", body) and "@triton.jit" in body:
+        if "@triton.jit" in body and LAUNCH_RE.search(body):
             score += 3
             reasons.append("a launch")
-        if re.search(r"assert|allclose|assert_close|print\(", body):
+        if CHECK_RE.search(body):
             score += 2
             reasons.append("a check")
     elif kind == "hip":
@@ -193,11 +298,11 @@ def _score(block: CodeBlock, kind: str) -> tuple[float, str]:
     if REPRO_HINT_RE.search(block.context[-200:]) or REPRO_HINT_RE.search(block.info):
         score += 4
         reasons.append("introduced as a reproducer")
-    score += min(len(body.splitlines()), 80) / 40
+    score += min(body.count("\n") + 1, 80) / 40
     return score, ", ".join(reasons)
 
 
-def _first(patterns: list[re.Pattern], text: str) -> str:
+def _first(patterns: list[linear_re.Pattern], text: str) -> str:
     for pattern in patterns:
         match = pattern.search(text)
         if match:
@@ -212,10 +317,12 @@ def environment_extract(
     env = classifier_environment(title, body)
     text = f"{title}\n{body}"
     archs = list(env.architectures)
-    for match in ARCH_RE.finditer(text):
+    for match in itertools.islice(ARCH_RE.finditer(text), MAX_ARCHS * 10):
         arch = f"gfx{match.group(1).lower()}"
         if arch not in archs:
             archs.append(arch)
+        if len(archs) >= MAX_ARCHS:
+            break
     environment = {
         "gpu_archs": archs,
         "gpus": list(env.gpus),
@@ -238,62 +345,95 @@ def environment_extract(
     return environment, missing
 
 
+def _hits(pattern: linear_re.Pattern, text: str) -> int:
+    return sum(1 for _ in itertools.islice(pattern.finditer(text), MAX_SYMPTOM_HITS))
+
+
+def _last_message(text: str) -> str:
+    """The last crash or compiler message of the text, looked for from its end."""
+    end = len(text)
+    while end > 0:
+        start = text.rfind("\n", 0, max(0, end - MESSAGE_WINDOW)) + 1
+        found = None
+        for found in CRASH_MESSAGE_RE.finditer(text[start:end]):  # noqa: B007 - the last one
+            pass
+        if found is not None:
+            return found.group(0).strip()[:500]
+        end = start - 1
+    return ""
+
+
 def symptom_extract(text: str) -> tuple[str, str]:
-    hits = {}
-    for kind, patterns in SYMPTOM_PATTERNS.items():
-        hits[kind] = sum(len(re.findall(p, text, re.I | re.M)) for p in patterns)
+    hits = {kind: _hits(pattern, text) for kind, pattern in SYMPTOM_RES.items()}
     # An assertion about numbers is a wrong result, not a crash.
-    asserts = len(re.findall(r"AssertionError|Mismatched elements|not close", text))
-    hits["crash"] = max(0, hits["crash"] - asserts)
+    hits["crash"] = max(0, hits["crash"] - _hits(NUMERIC_ASSERT_RE, text))
     best = max(SYMPTOM_PRIORITY, key=lambda k: (hits[k], -SYMPTOM_PRIORITY.index(k)))
     if hits[best] == 0:
         return "unknown", ""
-    message = ""
-    if best in ("crash", "compile_error"):
-        found = [m.group(0).strip() for m in CRASH_MESSAGE_RE.finditer(text)]
-        message = found[-1][:500] if found else ""
+    message = _last_message(text) if best in ("crash", "compile_error") else ""
     return best, message
 
 
-def extract(*, title: str, body: str) -> Extraction:
-    # past GitHub's cap (65,536 characters) four times over a body is hostile: read its start only
-    body = (body or "")[:MAX_BODY_CHARS]
-    title = (title or "")[:MAX_BODY_CHARS]
-    blocks = code_blocks(body)
-    result = Extraction(block_count=len(blocks))
+def _choose(blocks: list[CodeBlock], result: Extraction) -> CodeBlock | None:
     candidates = []
     for block in blocks:
         kind = _kind(block)
         if kind in ("python", "hip"):
             score, reason = _score(block, kind)
             candidates.append((score, -block.index, block, kind, reason))
-    chosen = None
-    if candidates:
-        score, _, chosen, kind, reason = max(candidates, key=lambda c: (c[0], c[1]))
-        result.script = chosen.body.rstrip() + "\n"
-        result.language = kind
-        result.uses_triton = bool(
-            re.search(r"^\s*(import|from)\s+[\w., ]*\btriton\b", chosen.body, re.M)
-        )
-        result.uses_torch = bool(
-            re.search(r"^\s*(import|from)\s+[\w., ]*\btorch\b", chosen.body, re.M)
-        )
-        result.chosen_index = chosen.index
-        others = len(candidates) - 1
-        result.choice_reason = f"block {chosen.index + 1} of {len(blocks)}: {reason or kind}" + (
-            f" (preferred over {others} other candidate{'s' * (others != 1)})" if others else ""
-        )
-    # The symptom comes from the prose and the output blocks, not from the chosen script.
-    prose = FENCE_RE.sub(
-        lambda m: (
-            ""
-            if chosen is not None and m.group("body").rstrip() + "\n" == result.script
-            else m.group(0)
-        ),
-        body.replace("\r\n", "\n"),
+    if not candidates:
+        return None
+    score, _, chosen, kind, reason = max(candidates, key=lambda c: (c[0], c[1]))
+    result.script = chosen.body.rstrip() + "\n"
+    result.language = kind
+    result.uses_triton = bool(USES_TRITON_RE.search(chosen.body))
+    result.uses_torch = bool(USES_TORCH_RE.search(chosen.body))
+    result.chosen_index = chosen.index
+    others = len(candidates) - 1
+    result.choice_reason = f"block {chosen.index + 1} of {len(blocks)}: {reason or kind}" + (
+        f" (preferred over {others} other candidate{'s' * (others != 1)})" if others else ""
     )
-    result.symptom, result.symptom_message = symptom_extract(f"{title}\n{prose}")
-    result.environment, result.missing_facts = environment_extract(
-        title, body, language=result.language, uses_triton=result.uses_triton
-    )
+    if len(blocks) >= MAX_CODE_BLOCKS:
+        result.choice_reason += f"; only the first {MAX_CODE_BLOCKS} code blocks were read"
+    return chosen
+
+
+def _prose(body: str, blocks: list[CodeBlock], script: str) -> str:
+    """The body without the chosen script's blocks: the symptom is in the prose and the output
+    blocks, not in the code that is to run."""
+    if not script:
+        return body
+    data = body.replace("\r\n", "\n").encode("utf-8", "replace")
+    parts, position = [], 0
+    for block in blocks:
+        if block.body.rstrip() + "\n" == script:
+            parts.append(data[position : block.span[0]])
+            position = block.span[1]
+    parts.append(data[position:])
+    return _decode(b"".join(parts))
+
+
+def extract(*, title: str, body: str, time_budget_s: float = TIME_BUDGET_S) -> Extraction:
+    body, title = body or "", title or ""
+    if len(body) > MAX_EXTRACT_CHARS or len(title) > MAX_EXTRACT_CHARS:
+        size = max(len(body), len(title))
+        return Extraction(
+            problem=f"too large to extract: {size:,} characters, over {MAX_EXTRACT_CHARS:,}"
+        )
+    budget = Budget(time_budget_s)
+    try:
+        blocks = code_blocks(body)
+        budget.check("the code blocks")
+        result = Extraction(block_count=len(blocks))
+        _choose(blocks, result)
+        budget.check("the choice of the reproducer")
+        prose = _prose(body, blocks, result.script)
+        result.symptom, result.symptom_message = symptom_extract(f"{title}\n{prose}")
+        budget.check("the symptom")
+        result.environment, result.missing_facts = environment_extract(
+            title, body, language=result.language, uses_triton=result.uses_triton
+        )
+        budget.check("the environment")
+    except BudgetExceeded as exc:
+        return Extraction(problem=f"too large to extract: {exc}")
     return result

@@ -40,6 +40,12 @@ class ReproCase(models.Model):
     uses_triton = models.BooleanField(default=False)
     block_count = models.PositiveIntegerField(default=0, help_text="code blocks in the issue")
     choice_reason = models.CharField(max_length=255, blank=True, default="")
+    extraction_problem = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        help_text="why nothing was extracted (too large to extract: over a size or time budget)",
+    )
     symptom = models.CharField(max_length=16, choices=Symptom.choices, default=Symptom.UNKNOWN)
     symptom_message = models.TextField(blank=True, default="")
     environment = models.JSONField(default=dict, blank=True)

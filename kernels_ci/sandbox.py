@@ -43,7 +43,6 @@ import ctypes
 import functools
 import json
 import os
-import re
 import resource
 import secrets
 import shutil
@@ -57,14 +56,16 @@ from pathlib import Path
 
 from django.conf import settings
 
+from config import linear_re
+
 GiB = 1024**3
 INIT = Path(__file__).resolve().parent / "sandbox_init.py"
 NAMESPACES = ["--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--net", "--ipc"]
 NAMESPACES += ["--uts"]
 NPROC_SLACK = 16  # rlimit and pids.max sit this far above Limits.nproc, where init stops it
-SECRET_NAME_RE = re.compile(
+SECRET_NAME_RE = linear_re.compile(
     r"SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE|API_?KEY|_KEY$|^DATABASE_URL$|^REDIS_URL$|^SENTRY_DSN$",
-    re.I,
+    linear_re.I,
 )
 SOCKET_GUARD = """\
 import socket as _socket

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
 
+from config import linear_re
 from kernels_ci.models import ReproCase, ReproRun, Runner
 from kernels_ci.services.verification import ArchVerification, verification_of_runs
 
-ISSUE_REF_RE = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(?P<number>\d{1,9})$")
+ISSUE_REF_RE = linear_re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(?P<number>\d{1,9})$")
 
 
 def parse_issue_reference(reference: str) -> tuple[str, int] | None:

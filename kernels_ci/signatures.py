@@ -11,14 +11,17 @@ reproducer never sees: a script that prints `REPRO-INFRA:` fakes nothing.
 from __future__ import annotations
 
 import hashlib
-import re
+import itertools
 from dataclasses import asdict, dataclass
 
+from config import linear_re
 from kernels_ci.sandbox import SandboxResult
 
 INFRA_MARKER = "REPRO-INFRA"
-FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
-EXCEPTION_RE = re.compile(
+FRAME_RE = linear_re.compile(
+    r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', linear_re.M
+)
+EXCEPTION_RE = linear_re.compile(
     r"^(?P<type>[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning|Fault)"
     r"|[A-Za-z_][\w.]*\.\w+)(: (?P<msg>.*))?$"
 )
@@ -48,9 +51,9 @@ COMPILE_WORDS = (
     "PassManager::run failed",
     "MLIRCompilationError",
 )
-HIP_ERROR_RE = re.compile(
+HIP_ERROR_RE = linear_re.compile(
     r"^(?:(?P<file>[^\s:]+):\d+:\d+: )?(?:fatal )?error: (?P<msg>.+)$|^\d+ errors? generated\.?$",
-    re.M,
+    linear_re.M,
 )
 SANDBOX_LIMITS = {"processes", "file size", "disk"}  # a reproducer that needs more cannot run here
 WRONG_RESULT_WORDS = ("not close", "Mismatched elements", "mismatch", "wrong result")
@@ -78,12 +81,17 @@ def signature_hash(signature: str) -> str:
     )
 
 
+MAX_MESSAGE_CHARS = 2000  # of a message, normalized (the signature keeps its first 200)
+MAX_FRAMES = 1000  # Python prints no more of a traceback (the recursion limit)
+
+
 def normalize_message(message: str) -> str:
-    message = re.sub(r"(/[\w.\-]+)*/repro-[\w]+", "<dir>", message)
-    message = re.sub(r"0x[0-9a-fA-F]+", "0x?", message)
-    message = re.sub(r"\b[0-9a-f]{12,}\b", "<hash>", message)
-    message = re.sub(r"\b\d+(\.\d+)?(e[-+]?\d+)?\b", "N", message)
-    message = re.sub(r"\s+", " ", message).strip()
+    message = message[:MAX_MESSAGE_CHARS]
+    message = linear_re.sub(r"(/[\w.\-]+)*/repro-[\w]+", "<dir>", message)
+    message = linear_re.sub(r"0x[0-9a-fA-F]+", "0x?", message)
+    message = linear_re.sub(r"\b[0-9a-f]{12,}\b", "<hash>", message)
+    message = linear_re.sub(r"\b\d+(\.\d+)?(e[-+]?\d+)?\b", "N", message)
+    message = linear_re.sub(r"\s+", " ", message).strip()
     return message[:200]
 
 
@@ -92,7 +100,8 @@ def _last_traceback(text: str) -> tuple[list[tuple[str, str]], str, str] | None:
     if start < 0:
         return None
     block = text[start:]
-    frames = [(m.group("file"), m.group("func")) for m in FRAME_RE.finditer(block)]
+    found = itertools.islice(FRAME_RE.finditer(block), MAX_FRAMES)
+    frames = [(m.group("file"), m.group("func")) for m in found]
     exc_type, message = "", ""
     lines = block.splitlines()[1:]
     for i, line in enumerate(lines):

@@ -1,8 +1,10 @@
 """Celery tasks of kernels_ci: thin, they take ids and call one service.
 
 run_execute goes to the queue its run names (repro.cpu, repro.<gfx>), with the soft and hard time
-limits of that attempt (services.runs._dispatch). Everything else here coordinates and is routed
-to `ingest` (settings.CELERY_TASK_ROUTES), never behind long runs on a repro queue.
+limits of that attempt (services.runs._dispatch). cases_refresh (reading reproducers out of
+issues: per-issue work) goes to `classify`, beside the models, never on the `ingest` queue that
+processes webhook deliveries. Everything else here coordinates and is routed to `ingest`
+(settings.CELERY_TASK_ROUTES), never behind long runs on a repro queue.
 """
 
 from __future__ import annotations

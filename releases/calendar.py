@@ -12,15 +12,16 @@ on 2026-12-09" in Anywhere-on-Earth (UTC-12) ends at 2026-12-10 12:00 UTC.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from config import linear_re
+
 AOE_NAMES = {"aoe", "anywhere-on-earth", "anywhere on earth", "utc-12", "etc/gmt+12"}
 AOE = timezone(timedelta(hours=-12), "AoE")
-VERSION_RE = re.compile(r"^v?(\d{1,4})\.(\d{1,4})(?:\.\d{1,4})?$")
+VERSION_RE = linear_re.compile(r"^v?(\d{1,4})\.(\d{1,4})(?:\.\d{1,4})?$")
 MAX_SLOTS = 5000  # about 575 years of six-week trains: a bound on every search
 
 

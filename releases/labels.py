@@ -8,9 +8,9 @@ and these label rules are the fallback where triage has stored nothing.
 
 from __future__ import annotations
 
-import re
-
 from django.conf import settings
+
+from config import linear_re
 
 DEFAULT_LABELS: dict[str, list[str]] = {
     "blocker": ["blocker", "release blocker", "release-blocker", "priority: blocker"],
@@ -21,7 +21,7 @@ DEFAULT_LABELS: dict[str, list[str]] = {
     "untriaged": ["status: triage", "needs triage", "triage"],
     "punt_exempt": ["blocker", "release blocker", "regression", "security"],
 }
-ARCH_RE = re.compile(r"\bgfx[0-9]{3,4}[a-z]?\b", re.IGNORECASE)
+ARCH_RE = linear_re.compile(r"\bgfx[0-9]{3,4}[a-z]?\b", linear_re.IGNORECASE)
 
 
 def label_sets() -> dict[str, set[str]]:

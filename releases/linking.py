@@ -9,8 +9,10 @@ as GitHub does.
 
 from __future__ import annotations
 
-import re
+import itertools
 from dataclasses import dataclass
+
+from config import linear_re
 
 KEYWORDS = (
     "close",
@@ -25,17 +27,23 @@ KEYWORDS = (
 )
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})"
 _REPO = r"[A-Za-z0-9_.-]{1,100}"
+# RE2 has no look-around: what must not follow a number (a word character, or a slash after an
+# issue URL) is captured instead, and such a match is dropped by closing_references; so is one
+# with more than MAX_NUMBER_DIGITS digits. What must not come before the keyword is the one
+# character the pattern takes before it.
+MAX_NUMBER_DIGITS = 9
+MAX_REFERENCES = 100  # closing references read per text (a description that closes more is noise)
 _TARGET = (
     rf"(?:https?://(?:www\.)?github\.com/(?P<url_owner>{_NAME})/(?P<url_repo>{_REPO})"
-    rf"/issues/(?P<url_number>\d{{1,9}})(?![\w/])"
-    rf"|(?:(?P<owner>{_NAME})/(?P<repo>{_REPO}))?#(?P<number>\d{{1,9}})(?!\w))"
+    rf"/issues/(?P<url_number>\d+)(?P<url_after>[\w/])?"
+    rf"|(?:(?P<owner>{_NAME})/(?P<repo>{_REPO}))?#(?P<number>\d+)(?P<after>\w)?)"
 )
-CLOSING_RE = re.compile(
-    rf"(?<![\w/#-])(?P<keyword>{'|'.join(KEYWORDS)}):?[ \t]+{_TARGET}",
-    re.IGNORECASE,
+CLOSING_RE = linear_re.compile(
+    rf"(?:^|[^\w/#-])(?P<keyword>{'|'.join(KEYWORDS)}):?[ \t]+{_TARGET}",
+    linear_re.IGNORECASE,
 )
-_FENCE_RE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
-_CODE_SPAN_RE = re.compile(r"`[^`\n]*`")
+_FENCE_RE = linear_re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", linear_re.DOTALL)
+_CODE_SPAN_RE = linear_re.compile(r"`[^`\n]*`")
 DEFAULT_RELEASE_BRANCH_PATTERNS = ("release/X.Y", "release/rocm-rel-X.Y")
 
 
@@ -54,7 +62,11 @@ def closing_references(*texts: str) -> list[FixReference]:
     """The issues the texts close, sorted and without duplicates (first keyword kept)."""
     found: dict[tuple[str, int], FixReference] = {}
     for text in texts:
-        for match in CLOSING_RE.finditer(_strip_code(text or "")):
+        matches = CLOSING_RE.finditer(_strip_code(text or ""))
+        for match in itertools.islice(matches, MAX_REFERENCES):
+            digits = match.group("url_number") or match.group("number")
+            if match.group("url_after") or match.group("after") or len(digits) > MAX_NUMBER_DIGITS:
+                continue
             if match.group("url_number"):
                 repository = f"{match.group('url_owner')}/{match.group('url_repo')}"
                 number = int(match.group("url_number"))
@@ -73,12 +85,14 @@ def resolve_repository(reference: FixReference, own_repository: str) -> str:
     return reference.repository or own_repository.lower()
 
 
-def _pattern_re(pattern: str) -> re.Pattern:
+def _pattern_re(pattern: str) -> linear_re.Pattern:
     """'release/rocm-rel-X.Y' -> a regex with the major and minor as groups ('.x' tails allowed)."""
     escaped = (
-        re.escape(pattern).replace("X", r"(?P<major>\d{1,4})").replace("Y", r"(?P<minor>\d{1,4})")
+        linear_re.escape(pattern)
+        .replace("X", r"(?P<major>\d{1,4})")
+        .replace("Y", r"(?P<minor>\d{1,4})")
     )
-    return re.compile(rf"^{escaped}(?:\.(?:\d{{1,4}}|x))?$")
+    return linear_re.compile(rf"^{escaped}(?:\.(?:\d{{1,4}}|x))?$")
 
 
 def release_branch_version(branch: str, patterns=None) -> str:

@@ -4,12 +4,12 @@ Issues and pull requests are read through triage.selectors.issue_list (visible r
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 
 from django.db.models import Q
 from django.http import Http404
 
+from config import linear_re
 from releases import calendar
 from releases.labels import architectures, component_from_labels, kinds_of, label_sets
 from releases.linking import DEFAULT_RELEASE_BRANCH_PATTERNS, release_branch_version
@@ -210,7 +210,7 @@ def backports_of_train(
     return found
 
 
-REFERENCE_RE = re.compile(
+REFERENCE_RE = linear_re.compile(
     r"^\s*(?:https?://github\.com/)?(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)"
     r"(?:#|/issues/|/pull/)(?P<number>\d{1,9})/?\s*$"
 )

@@ -15,6 +15,8 @@ from django.utils.html import escape
 from markdown_it import MarkdownIt
 from mdit_py_plugins.tasklists import tasklists_plugin
 
+from triage.markdown_linkify import use_bounded_linkify
+
 logger = logging.getLogger(__name__)
 
 MAX_MARKDOWN_CHARS = 256 * 1024
@@ -46,7 +48,7 @@ LINK_REL = "nofollow noopener noreferrer"
 
 def _build_markdown(*, html: bool) -> MarkdownIt:
     md = MarkdownIt("gfm-like", {"html": html, "linkify": True})
-    return md.use(tasklists_plugin)
+    return md.use(tasklists_plugin).use(use_bounded_linkify)
 
 
 _MARKDOWN = _build_markdown(html=True)

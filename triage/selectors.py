@@ -1,6 +1,5 @@
 """Reads for the dashboard and the REST API. Nothing here writes."""
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -13,6 +12,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from config import linear_re
 from triage.models import (
     Comment,
     Issue,
@@ -28,8 +28,8 @@ from triage.models import (
 
 ISSUE_STATES = ("open", "closed", "all")
 ISSUE_KINDS = ("issue", "pr", "all")
-FULL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-NUMBER_RE = re.compile(r"^#?(\d{1,9})$")
+FULL_NAME_RE = linear_re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+NUMBER_RE = linear_re.compile(r"^#?(\d{1,9})$")
 
 
 @dataclass
@@ -173,7 +173,19 @@ def repository_full_names() -> list[str]:
 QUEUE_KINDS = ("bug", "feature", "question", "docs", "performance")
 
 
-DANGLING_MINUS_RE = re.compile(r"-(?!\w)")
+MINUS_RUN_RE = linear_re.compile(r"-+")
+
+
+def _dangling_minus_dropped(q: str) -> str:
+    """Each "-" that is not right before a word becomes a space (the last of a run before a word
+    stays: it negates that word)."""
+
+    def replace(match) -> str:
+        after = q[match.end() : match.end() + 1]
+        keeps_last = after.isalnum() or after == "_"
+        return " " * (len(match.group()) - keeps_last) + "-" * keeps_last
+
+    return MINUS_RUN_RE.sub(replace, q)
 
 
 def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
@@ -188,7 +200,7 @@ def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
     if connection.vendor == "postgresql":
         # A "-" not before a word negates nothing; runs of them nest NOTs until Postgres fails
         # ("tsquery stack too small"), so they go.
-        q = DANGLING_MINUS_RE.sub(" ", q)
+        q = _dangling_minus_dropped(q)
         query = SearchQuery(q, config="english", search_type="websearch")
         return issues.filter(search_vector=query)
     return issues.filter(Q(title__icontains=q) | Q(body__icontains=q))
@@ -228,7 +240,7 @@ def triage_queue(
         issues = issues.filter(predicted("severity", label=severity))
     if architecture:
         issues = issues.filter(
-            predicted("environment", label__regex=rf"(^| ){re.escape(architecture)}( |$)")
+            predicted("environment", label__regex=rf"(^| ){linear_re.escape(architecture)}( |$)")
         )
     if needs_triage:
         issues = issues.filter(

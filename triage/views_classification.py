@@ -4,8 +4,6 @@ A decision (accept or correct a prediction, confirm a duplicate, override the pr
 model name "priority") needs triage.triage_issue. From htmx (HX-Request) the answer is the
 issue page's updated classification panel; otherwise a redirect to the issue page."""
 
-import re
-
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -18,12 +16,13 @@ from django.utils.module_loading import import_string
 from django.views.decorators.http import require_POST, require_safe
 
 from classifiers.severity import LABELS as SEVERITY_LABELS
+from config import linear_re
 from triage import selectors
 from triage.panels_classification import classification_panel
 from triage.permissions import TRIAGE
 from triage.services import classification, priority, saved_views
 
-PLACEHOLDERS = re.compile("OWNER|NAME|999999999|MODEL")
+PLACEHOLDERS = linear_re.compile("OWNER|NAME|999999999|MODEL")
 QUEUE_PER_PAGE = 25  # each row carries its actions: a page a triager works through
 
 

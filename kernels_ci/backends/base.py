@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 
+from config import linear_re
 from kernels_ci.sandbox import Limits, SandboxResult, SandboxUnavailable, sandbox_run
 from kernels_ci.signatures import Observation
 
@@ -16,11 +16,14 @@ EXTRA_MISSING = (
     "the optional 'kernels' extra is missing (triton, numpy, a CPU torch): install it with "
     "pip install -e '.[kernels]'"
 )
+# A device string in either quotes ('cuda:0' or "hip"): RE2 has no backreference to say "the
+# same quote", so each quote is an alternative of its own.
+_DEVICE = r"""(?:'(?:cuda|hip)(?::\d+)?'|"(?:cuda|hip)(?::\d+)?")"""
 DEVICE_REWRITES = [
-    (re.compile(r"""device\s*=\s*(['"])(cuda|hip)(:\d+)?\1"""), 'device="cpu"'),
-    (re.compile(r"""torch\.device\(\s*(['"])(cuda|hip)(:\d+)?\1\s*\)"""), 'torch.device("cpu")'),
-    (re.compile(r"""\.to\(\s*(['"])(cuda|hip)(:\d+)?\1\s*\)"""), '.to("cpu")'),
-    (re.compile(r"\.cuda\(\s*\)"), ".cpu()"),
+    (linear_re.compile(rf"device\s*=\s*{_DEVICE}"), 'device="cpu"'),
+    (linear_re.compile(rf"torch\.device\(\s*{_DEVICE}\s*\)"), 'torch.device("cpu")'),
+    (linear_re.compile(rf"\.to\(\s*{_DEVICE}\s*\)"), '.to("cpu")'),
+    (linear_re.compile(r"\.cuda\(\s*\)"), ".cpu()"),
 ]
 
 

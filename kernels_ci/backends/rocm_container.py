@@ -18,7 +18,6 @@ hipcc: a failure before it is a compile error.
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
 import signal
@@ -28,12 +27,13 @@ from pathlib import Path
 
 from django.conf import settings
 
+from config import linear_re
 from kernels_ci.backends.base import Execution, RunSpec, limits_for, refused
 from kernels_ci.sandbox import SandboxResult, SandboxUnavailable, sandbox_run
 from kernels_ci.signatures import Observation, compile_error_signature, observe
 
 NAME = "rocm-container"
-DIGEST_RE = re.compile(r"^[\w.\-/:]+@sha256:[0-9a-f]{64}$")
+DIGEST_RE = linear_re.compile(r"^[\w.\-/:]+@sha256:[0-9a-f]{64}$")
 ENGINE_FAILED = 125  # docker/podman: the engine could not create or start the container
 NOT_EXECUTABLE, NOT_FOUND = 126, 127
 STARTED = "REPRO-STARTED"
@@ -91,7 +91,9 @@ def container_command(
 ) -> list[str]:
     if not DIGEST_RE.match(image):
         raise ImageNotPinned(f"image {image!r} is not pinned by digest (NAME@sha256:<64 hex>)")
-    if not re.fullmatch(r"gfx[0-9a-f]+", arch) or not re.fullmatch(r"[0-9a-f]+", nonce):
+    if not linear_re.fullmatch(r"gfx[0-9a-f]+", arch) or not linear_re.fullmatch(
+        r"[0-9a-f]+", nonce
+    ):
         raise ValueError(f"bad arch {arch!r} or nonce")
     started = f"echo {STARTED}-{nonce} >&2"
     if language == "hip":

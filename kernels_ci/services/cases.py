@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from config import linear_re
 from kernels_ci.backends import REGISTRY, backend_get
 from kernels_ci.extraction import extract
 from kernels_ci.models import ReproCase, script_sha256
@@ -17,7 +17,7 @@ from triage.models import Comment, Issue
 
 logger = logging.getLogger(__name__)
 
-REPRO_COMMAND_RE = re.compile(r"^[ \t]*/repro\b(?P<args>[^\n]*)", re.M)
+REPRO_COMMAND_RE = linear_re.compile(r"^[ \t]*/repro\b(?P<args>[^\n]*)", linear_re.M)
 TRUSTED_ASSOCIATIONS = {"COLLABORATOR", "MEMBER", "OWNER"}
 
 
@@ -50,10 +50,12 @@ def case_refresh(*, issue: Issue) -> ReproCase | None:
     no earlier than the edit, so no comment written before the edit approves the new script.
     """
     found = extract(title=issue.title, body=issue.body)
+    if found.problem:
+        logger.warning("issue %s: %s", issue.pk, found.problem)
     with transaction.atomic():
         case = ReproCase.objects.select_for_update().filter(issue=issue).first()
         if case is None:
-            if not found.script:
+            if not found.script and not found.problem:
                 return None
             case, _ = ReproCase.objects.get_or_create(issue=issue)  # a concurrent creator wins
             case = ReproCase.objects.select_for_update().get(pk=case.pk)
@@ -68,6 +70,7 @@ def case_refresh(*, issue: Issue) -> ReproCase | None:
         case.uses_triton = found.uses_triton
         case.block_count = found.block_count
         case.choice_reason = found.choice_reason[:255]
+        case.extraction_problem = found.problem[:255]
         case.symptom = found.symptom
         case.symptom_message = found.symptom_message
         case.environment = found.environment
@@ -110,7 +113,7 @@ def command_arguments(args: str) -> dict:
         key, sep, value = word.partition("=")
         if sep and key in ("backend", "runs"):
             options[key] = value
-        elif re.fullmatch(r"gfx\w+|cpu", word):
+        elif linear_re.fullmatch(r"gfx\w+|cpu", word):
             archs.append(word)
     return {"archs": archs, **options}
 

@@ -7,7 +7,6 @@ approved script, classified into one outcome.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from datetime import timedelta
 
@@ -16,7 +15,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from config import session_locks
+from config import linear_re, session_locks
 from kernels_ci.backends import UnknownBackend, backend_get
 from kernels_ci.backends.base import RunSpec
 from kernels_ci.models import ReproCase, ReproRun
@@ -30,7 +29,7 @@ COMPILE_RUNS = 1  # compiling is deterministic: one execution per attempt
 EXECUTION_MARGIN_S = 30  # per execution: interpreter start-up, imports, a container's start
 ATTEMPT_MARGIN_S = 60  # per attempt: claiming, recording, the sandbox's own start
 HARD_LIMIT_FACTOR = 1.2
-ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+ANSI_RE = linear_re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 LOG_BYTES = 48 * 1024
 ASSEMBLY_BYTES = 256 * 1024
 

@@ -3,16 +3,15 @@ issue fixed on the train gets its repro verification re-run (kernels_ci, on comm
 
 from __future__ import annotations
 
-import re
-
 from django.db import transaction
 from django.utils import timezone
 
+from config import linear_re
 from releases import calendar
 from releases.models import FixLink, ReleaseCandidate, ReleaseSeries
 from releases.services.verification import verification_enqueue
 
-TAG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+/-]{0,99}$")
+TAG_RE = linear_re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+/-]{0,99}$")
 
 
 class CandidateError(ValueError):

@@ -8,7 +8,6 @@ The demo login (created by load_demo before the loaders run) is the release mana
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -17,6 +16,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils import timezone
 
+from config import linear_re
 from releases import calendar
 from releases.models import Backport, FixLink, TrainOverride
 from releases.selectors import unlinked_release_merges
@@ -29,7 +29,7 @@ from releases.services.targets import target_set
 from triage.selectors import issue_list
 
 RELEASE_MANAGERS_ROLE = "release managers"  # a role of settings.ROLES
-MENTION_RE = re.compile(r"Related to ([\w.-]+/[\w.-]+)#(\d+)")
+MENTION_RE = linear_re.compile(r"Related to ([\w.-]+/[\w.-]+)#(\d+)")
 REPOSITORIES = ["ROCm/ROCm", "ROCm/HIP", "ROCm/rocm-libraries"]
 
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import re
-
 from django.db import transaction
 from django.utils import timezone
 
+from config import linear_re
 from releases import calendar
 from releases.models import ReleaseSeries, TrainTarget
 from triage.models import Issue
 
 MAX_FLAGS = 20
-FLAG_RE = re.compile(r"^[\w .:/+-]{1,50}$")
+FLAG_RE = linear_re.compile(r"^[\w .:/+-]{1,50}$")
 
 
 class TargetError(ValueError):

@@ -13,7 +13,6 @@ again by tasks on the classify queue, one per chunk of ids, so no task holds 100
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -27,6 +26,7 @@ from classifiers.features import body_clean, issue_text
 from classifiers.kind import LABELS as KIND_LABELS
 from classifiers.severity import LABELS as SEVERITY_LABELS
 from classifiers.text_classifier import TrainingDataError
+from config import linear_re
 from triage.models import Comment, Issue, IssuePrediction, Post, PredictionCorrection
 from triage.services import priority, training_data
 
@@ -38,7 +38,7 @@ TRAINED_FROM_DATABASE = ("kind", "component", "severity", "duplicates", "sentime
 CORRECTABLE = ("kind", "component", "severity", "duplicates")
 DUPLICATE_CANDIDATES = 5
 MAX_FRESH_CANDIDATES = 5000
-REFERENCE = re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d{1,9})$")
+REFERENCE = linear_re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d{1,9})$")
 CLASSIFY_CHUNK = 500  # issues per classify task after a retraining (and per demo batch)
 COMMENT_BATCH = 500  # comments per sentiment prediction
 POST_CHUNK = 500
@@ -224,7 +224,7 @@ def _valid_label(model_name: str, label: str) -> str:
         raise CorrectionError(f"severity is one of {', '.join(SEVERITY_LABELS)}")
     if model_name == "component":
         label = label.lower()
-        if len(label) > 100 or not re.fullmatch(r"[\w .+/-]+", label):
+        if len(label) > 100 or not linear_re.fullmatch(r"[\w .+/-]+", label):
             raise CorrectionError("a component is a short name (letters, digits, . + / - _)")
     if model_name == "duplicates":
         match = REFERENCE.match(label)

@@ -9,7 +9,6 @@ changed issues to the pipeline.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -17,12 +16,13 @@ from datetime import UTC, datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from config import linear_re
 from triage import pipeline
 from triage.models import Comment, Issue, Label, Person, Repository
 
 logger = logging.getLogger(__name__)
 
-ISSUE_URL_NUMBER = re.compile(r"/issues/(\d+)$")
+ISSUE_URL_NUMBER = linear_re.compile(r"/issues/(\d+)$")
 
 
 @dataclass

@@ -9,8 +9,8 @@ understood again when it changes. Issues that gain confirmed posts get their pri
 
 from __future__ import annotations
 
+import itertools
 import logging
-import re
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from classifiers import artifacts
 from classifiers.extraction import environment_extract
+from config import linear_re
 from triage.models import Issue, Post, PostIssueLink, Repository
 from triage.services import priority, social
 
@@ -26,7 +27,7 @@ logger = logging.getLogger(__name__)
 SUGGESTIONS = 3
 UPDATE_BATCH = 500
 MIN_SUGGESTION_SCORE = 0.25
-ROCM_VERSION = re.compile(r"\brocm\s*v?(\d+\.\d+(?:\.\d+)?)", re.I)
+ROCM_VERSION = linear_re.compile(r"\brocm\s*v?(\d+\.\d+(?:\.\d+)?)", linear_re.I)
 
 # Parts of the stack a post can name, with the words that name them (case-insensitive).
 COMPONENT_WORDS = {
@@ -62,13 +63,19 @@ class UnderstandReport:
         )
 
 
-def components_in(text: str) -> list[str]:
-    lowered = (text or "").lower()
-    return [
-        name
-        for name, words in COMPONENT_WORDS.items()
-        if any(re.search(rf"(?<![a-z0-9_]){re.escape(word)}", lowered) for word in words)
+# A word counts where no letter, digit or underscore comes before it ("hip" in "hipcc", not in
+# "chip"): one pattern per component, the preceding character taken, not looked behind.
+_COMPONENT_SET = linear_re.PatternSet(
+    [
+        "(?:^|[^a-z0-9_])(?:" + "|".join(linear_re.escape(word) for word in words) + ")"
+        for words in COMPONENT_WORDS.values()
     ]
+)
+
+
+def components_in(text: str) -> list[str]:
+    names = list(COMPONENT_WORDS)
+    return [names[i] for i in _COMPONENT_SET.matching((text or "").lower())]
 
 
 def post_mentions(text: str) -> dict:
@@ -77,7 +84,9 @@ def post_mentions(text: str) -> dict:
         "components": components_in(text),
         "gpus": env.gpus,
         "architectures": env.architectures,
-        "rocm_versions": sorted(set(ROCM_VERSION.findall(text or ""))),
+        "rocm_versions": sorted(
+            {m.group(1) for m in itertools.islice(ROCM_VERSION.finditer(text or ""), 100)}
+        ),
     }
 
 

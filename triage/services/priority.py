@@ -17,7 +17,6 @@ priority hourly (`open_issues_reprioritize`, on the classify queue, in chunks).
 from __future__ import annotations
 
 import logging
-import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from django.db.models import Count
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from config import linear_re
 from triage.models import (
     Comment,
     Issue,
@@ -69,15 +69,15 @@ REPRIORITIZE_TASK = "triage.tasks.classify_prioritize_issues"
 REPRIORITIZE_CHUNK = 2000
 REACTION_CONTENTS = ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")
 # a comment made only of "+1", "same here", "me too", "also affected" ... ("+1, same here!")
-PLUS_ONE = re.compile(
+PLUS_ONE = linear_re.compile(
     r"^(?:[\s.,!:]*(?:\+1|👍|same(?: here| issue| problem)?|me too|also affected|"
     r"having the same (?:issue|problem)))+[\s.,!:]*$",
-    re.I,
+    linear_re.I,
 )
-REGRESSION = re.compile(
+REGRESSION = linear_re.compile(
     r"regression|used to work|worked (?:fine |well )?(?:in|with|on|before)|after upgrad|"
     r"no longer work|since (?:rocm|version|v)\s*\d",
-    re.I,
+    linear_re.I,
 )
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -27,6 +26,7 @@ from django.db.models import F
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
+from config import linear_re
 from triage import pipeline
 from triage.models import (
     Post,
@@ -54,7 +54,7 @@ DEFAULT_SEARCHES = [
     ("MI300X and Strix Halo", '(MI300X OR "Strix Halo") ROCm -is:retweet'),
 ]
 
-ISSUE_URL = re.compile(
+ISSUE_URL = linear_re.compile(
     r"https?://(?:www\.)?github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/(?:issues|pull)/(\d+)"
 )
 

@@ -15,7 +15,6 @@ model cross-validated at 1.000) instead of learning from what the report says.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -23,10 +22,11 @@ from django.conf import settings
 from django.db.models import Prefetch
 
 from classifiers import datasets
-from classifiers.extraction import issue_form_sections
+from classifiers.extraction import form_sections, issue_form_sections
 from classifiers.registry import model_class
 from classifiers.severity import severity_signal
 from classifiers.text_classifier import TrainingDataError
+from config import linear_re
 from triage.models import Issue, Label, Post, PredictionCorrection, SentimentCorrection
 
 DEFAULT_LABEL_MAPS: dict[str, dict[str, dict[str, str]]] = {
@@ -79,11 +79,9 @@ DEFAULT_LABEL_MAPS: dict[str, dict[str, dict[str, str]]] = {
         "ROCm/composable_kernel": {"*": "composable_kernel"},
     },
 }
-PROJECT_LABEL = re.compile(r"^(?:project|component|area):\s*(.+)$", re.I)
-TITLE_PREFIX = re.compile(r"^\s*(\[[^\]]{2,40}\]):?")
-COMPONENT_SECTION = re.compile(
-    r"^#{2,4}\s*ROCm Component\s*\n.*?(?=^#{2,4}\s|\Z)", re.M | re.S | re.I
-)
+PROJECT_LABEL = linear_re.compile(r"^(?:project|component|area):\s*(.+)$", linear_re.I)
+TITLE_PREFIX = linear_re.compile(r"^\s*(\[[^\]]{2,40}\]):?")
+COMPONENT_HEADING = "rocm component"
 NOT_COMPONENTS = {
     "issue",
     "bug",
@@ -173,7 +171,7 @@ def severity_weak_label(issue: Issue, maps: dict) -> tuple[str, str]:
     return severity, SOURCE_RULE
 
 
-def _label_word_prefix(maps: dict) -> re.Pattern:
+def _label_word_prefix(maps: dict) -> linear_re.Pattern:
     """Label words opening a title ("Feature request:", "Docs -", "Question:"): the words of
     the title-prefix map without their brackets."""
     words = {
@@ -181,11 +179,11 @@ def _label_word_prefix(maps: dict) -> re.Pattern:
         for per in maps.get("kind_title_prefix", {}).values()
         for key in per
     }
-    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True) if w)
-    return re.compile(rf"^\s*(?:{alternatives})\s*[:\-–]\s*", re.I)
+    alternatives = "|".join(linear_re.escape(w) for w in sorted(words, key=len, reverse=True) if w)
+    return linear_re.compile(rf"^\s*(?:{alternatives})\s*[:\-–]\s*", linear_re.I)
 
 
-def training_title(title: str, label_words: re.Pattern) -> str:
+def training_title(title: str, label_words: linear_re.Pattern) -> str:
     """The title without the prefixes that weak labels are read from ("[Issue]: [MIOpen] x")."""
     title = title or ""
     for _ in range(3):
@@ -196,11 +194,21 @@ def training_title(title: str, label_words: re.Pattern) -> str:
     return title
 
 
-def training_text(cls, issue: Issue, *, model_name: str, label_words: re.Pattern) -> str:
+def training_text(cls, issue: Issue, *, model_name: str, label_words: linear_re.Pattern) -> str:
     body = issue.body or ""
     if model_name == "component":
-        body = COMPONENT_SECTION.sub("", body)
+        body = _without_sections(body, COMPONENT_HEADING)
     return cls.text_of({"title": training_title(issue.title, label_words), "body": body})
+
+
+def _without_sections(body: str, heading: str) -> str:
+    """The body without its sections under that heading (the answer the model is to learn)."""
+    kept, position = [], 0
+    for section in form_sections(body):
+        if section.name.lower() == heading:
+            kept.append(body[position : section.start])
+            position = section.end
+    return "".join(kept) + body[position:]
 
 
 WEAK_LABELLERS = {

@@ -30,7 +30,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import threading
 import time
 import uuid
@@ -42,6 +41,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 
+from config import linear_re
 from triage.services import webhooks
 
 logger = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ def file_name(delivery_id: str) -> str:
     """A file name for a delivery id that any id maps to alone: the id's safe characters (for a
     person reading the directory) and a hash of the whole id (GitHub's ids are UUIDs)."""
     raw = delivery_id.encode("utf-8", "surrogatepass")
-    readable = re.sub(r"[^A-Za-z0-9_-]", "_", delivery_id)[:64]
+    readable = linear_re.sub(r"[^A-Za-z0-9_-]", "_", delivery_id)[:64]
     return f"{readable}.{hashlib.sha256(raw).hexdigest()[:16]}{SUFFIX}"
 
 

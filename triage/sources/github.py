@@ -15,7 +15,6 @@ A rate limit is never slept on here; it raises RateLimited with the reset time, 
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,8 +27,10 @@ from github.HookDelivery import HookDeliverySummary
 from github.PaginatedList import PaginatedList
 from urllib3.util.retry import Retry
 
-LINK_PART = re.compile(r'<([^>]+)>;\s*rel="([^"]+)"')
-PAGE_PARAM = re.compile(r"[?&]page=(\d+)")
+from config import linear_re
+
+LINK_PART = linear_re.compile(r'<([^>]+)>;\s*rel="([^"]+)"')
+PAGE_PARAM = linear_re.compile(r"[?&]page=(\d+)")
 
 
 class GitHubError(Exception):

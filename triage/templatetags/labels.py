@@ -1,13 +1,13 @@
 """Label chips: GitHub's label colour, validated, with a readable text colour."""
 
-import re
-
 from django import template
 from django.utils.html import format_html
 
+from config import linear_re
+
 register = template.Library()
 
-HEX_COLOR_RE = re.compile(r"^[0-9a-fA-F]{6}$")
+HEX_COLOR_RE = linear_re.compile(r"^[0-9a-fA-F]{6}$")
 DEFAULT_COLOR = "ededed"
 
 
