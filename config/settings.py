@@ -297,10 +297,11 @@ KERNELS_CI_HEARTBEAT_S = int(os.environ.get("KERNELS_CI_HEARTBEAT_S", "30"))
 KERNELS_CI_MIN_FREE_DISK_BYTES = int(os.environ.get("KERNELS_CI_MIN_FREE_DISK", str(2 * 1024**3)))
 KERNELS_CI_VERIFY_PASSES = 3  # consecutive passing attempts for "verified fixed"
 # The sandbox (kernels_ci/sandbox.py): util-linux unshare, the uid a root worker runs reproducers
-# as, extra paths to hide from them, and a delegated cgroup v2 directory ("" = auto, "off").
+# as, extra read-only paths a run sees besides what kernels_ci/sandbox_root.py binds, and a
+# delegated cgroup v2 directory ("" = auto, "off").
 KERNELS_CI_UNSHARE = os.environ.get("KERNELS_CI_UNSHARE", "unshare")
 KERNELS_CI_SANDBOX_UID = int(os.environ.get("KERNELS_CI_SANDBOX_UID", "65534"))
-KERNELS_CI_SANDBOX_HIDE = env_list("KERNELS_CI_SANDBOX_HIDE", "/run/secrets")
+KERNELS_CI_SANDBOX_BIND = env_list("KERNELS_CI_SANDBOX_BIND")
 KERNELS_CI_CGROUP = os.environ.get("KERNELS_CI_CGROUP", "")
 KERNELS_CI_DISK_BYTES = int(os.environ.get("KERNELS_CI_DISK_BYTES", str(1024**3)))
 # Post one comment with each finished attempt's result on the GitHub issue: off when empty;

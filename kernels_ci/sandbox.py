@@ -9,11 +9,14 @@ kernels_ci/sandbox_init.py as the namespace's PID 1, and so:
 - its own PID namespace: it sees no other process and cannot signal the worker; when the command
   ends or times out the namespace's init dies and the kernel kills every process left in it,
   `setsid` or double-forked ones included;
-- its own mount namespace: a tmpfs hides the project directory, the var directory (database,
-  models), the model artifacts and an SQLite database wherever they are, /run (the services' Unix
-  sockets), the worker's home and settings.KERNELS_CI_SANDBOX_HIDE; only the Python installation is
-  bound back, read-only. Everything is read-only except its private directory (a tmpfs of
-  Limits.disk_bytes holding its files, also HOME and TMPDIR) and a private /dev/shm;
+- its own mount namespace and root: the init builds an empty root (a tmpfs) holding only what
+  kernels_ci/sandbox_root.py allows (the Python installation and the environment's
+  site-packages without the project's own files, /usr and the merged-/usr links, two or three
+  /etc files, /dev's plain nodes, /proc of its PID namespace, settings.KERNELS_CI_SANDBOX_BIND),
+  bound read-only, and pivots into it: the project, VAR_DIR, /run's sockets, the home
+  directories and everything else of the host are not there at all. The only writable places
+  are its private directory (a tmpfs of Limits.disk_bytes holding its files, also HOME and
+  TMPDIR) and a private /dev/shm;
 - an unprivileged user with no capabilities: a root worker runs it as KERNELS_CI_SANDBOX_UID
   (default 65534); a non-root worker starts it in a user namespace (`unshare -r`) and the command
   enters a nested one that locks the mounts;
@@ -57,6 +60,7 @@ from pathlib import Path
 from django.conf import settings
 
 from config import linear_re
+from kernels_ci.sandbox_root import ROOT_SIZE, SHM, ExposesServiceData, root_plan
 
 GiB = 1024**3
 INIT = Path(__file__).resolve().parent / "sandbox_init.py"
@@ -260,39 +264,6 @@ def _mode() -> str:
     return "root" if os.geteuid() == 0 else "userns"
 
 
-def _service_data_paths() -> list[str]:
-    """Where the service keeps data outside VAR_DIR: the model artifacts and an SQLite file."""
-    paths = [str(settings.CLASSIFIER_ARTIFACT_DIR)]
-    url = getattr(settings, "DATABASE_URL", "") or ""
-    if url.startswith("sqlite:///"):
-        paths.append(os.path.dirname(url.removeprefix("sqlite://")))
-    return paths
-
-
-def _hidden_paths() -> list[str]:
-    home = os.path.expanduser("~")
-    paths = [str(settings.BASE_DIR), str(settings.VAR_DIR), home, *settings.KERNELS_CI_SANDBOX_HIDE]
-    paths += _service_data_paths()
-    # The Unix sockets of the machine's services (Postgres, Redis, Docker, D-Bus): an empty
-    # network namespace does not stop a connect() to a socket file, and Postgres may trust any
-    # local connection.
-    paths += ["/run", "/var/run"]
-    result = []
-    for path in paths:
-        real = os.path.realpath(path)
-        if real not in ("/", "/tmp", "/usr", "/etc") and real not in result:  # noqa: S108
-            result.append(real)
-    return sorted(result)
-
-
-def _kept_paths() -> list[str]:
-    """The Python installation the reproducers run on, bound back under a hidden directory."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
-    paths |= {os.path.realpath(p) for p in list(paths)}
-    paths.add(os.path.dirname(os.path.realpath(sys.executable)))
-    return sorted(paths)
-
-
 def _unshare_argv(mode: str) -> list[str]:
     unshare = settings.KERNELS_CI_UNSHARE
     if not shutil.which(unshare):
@@ -341,7 +312,8 @@ def isolation_summary() -> str:
     )
     return (
         "empty network namespace; own PID namespace (all killed at the end); "
-        f"read-only mounts with the service's files hidden; runs as {user}, no capabilities"
+        "a root of its own holding only the Python environment and the system files, "
+        f"read-only; runs as {user}, no capabilities"
     )
 
 
@@ -553,15 +525,21 @@ def _run_confined(argv, *, files, limits, env, collect, on_timeout, python_guard
     host = Path(tempfile.mkdtemp(prefix="repro-"))
     inner = f"/tmp/{host.name}"  # noqa: S108 - a tmpfs of its own inside the mount namespace
     uid = settings.KERNELS_CI_SANDBOX_UID if mode == "root" else None
+    try:
+        plan = root_plan(private_dir=inner)
+    except ExposesServiceData as exc:
+        shutil.rmtree(host, ignore_errors=True)
+        raise SandboxUnavailable(f"the sandbox's root is refused: {exc}") from None
     cgroup = Cgroup.create(limits, host.name)
     nonce = secrets.token_hex(8)
     try:
         _write_files(host / "in", files, python_guard, 0o644)
+        (host / "root.json").write_text(json.dumps(plan))
         config = {
             "host_dir": str(host),
             "inner_dir": inner,
-            "hide": _hidden_paths(),
-            "keep": _kept_paths(),
+            "writable": [SHM],
+            "root_size": ROOT_SIZE,
             "disk_bytes": limits.disk_bytes,
             "nproc": limits.nproc,
             "deadline_s": limits.timeout_s + INIT_DEADLINE_GRACE_S,

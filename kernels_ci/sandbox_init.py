@@ -1,16 +1,18 @@
 """The first process of a repro sandbox: PID 1 of its own PID, mount and network namespaces.
 
 Started by kernels_ci.sandbox as `unshare ... python -I -S sandbox_init.py CONFIG` (standard library
-only: it runs before anything is hidden). It
+only: it runs while the host's root is still there). It
 
-1. hides the service's files: a tmpfs over the project directory, the var directory, the worker's
-   home and any extra path, then binds back only the Python installation the reproducer needs;
-2. gives the reproducer a private, size-limited tmpfs as its directory (its files copied in), a
-   private /dev/shm, and makes every other mount read-only;
-3. starts the command as an unprivileged user with no capabilities (`mode=root`: the uid of
+1. builds the run's root from nothing: a tmpfs into which it binds, read-only, only what the
+   plan of kernels_ci/sandbox_root.py names (the Python installation and environment, /usr, a
+   few /etc files, /dev's plain nodes, /proc of its PID namespace), with a private,
+   size-limited tmpfs as the reproducer's directory (its files copied in) and a private
+   /dev/shm; then pivots into it and detaches the host's root, so nothing else of the machine
+   is there, and makes every mount read-only but those two;
+2. starts the command as an unprivileged user with no capabilities (`mode=root`: the uid of
    settings.KERNELS_CI_SANDBOX_UID; `mode=userns`: inside a nested user namespace, which locks the
    mounts so they cannot be undone), with no_new_privs;
-4. as init, reaps everything and kills them all at the process limit (a fork bomb: the run's
+3. as init, reaps everything and kills them all at the process limit (a fork bomb: the run's
    cgroup refused a fork, or the namespace holds Limits.nproc processes), kills whatever is left
    when the command ends, and writes a JSON status (exit code, signal, limit hit, collected
    files) to the file descriptor the worker opened for it.
@@ -31,10 +33,11 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 AT_FDCWD, AT_RECURSIVE = -100, 0x8000
 MOUNT_ATTR_RDONLY = 0x1
+MNT_DETACH = 2
 SYS_MOUNT_SETATTR = 442  # the same number on every architecture (new syscall table)
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 PR_SET_NO_NEW_PRIVS, PR_SET_DUMPABLE, PR_SET_PDEATHSIG = 38, 4, 1
 POLL_S = 0.01
-SHM = "/dev/shm"  # noqa: S108 - a private tmpfs of this mount namespace
 STATUS_FD = -1
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -94,8 +97,32 @@ def _remount_each(path: str, readonly: bool, recursive: bool) -> None:
                 raise
 
 
-def bind(source_fd: int, target: str) -> None:
-    mount(f"/proc/self/fd/{source_fd}", target, None, MS_BIND | MS_REC)
+def pivot_root(new_root: str, put_old: str) -> None:
+    number = SYS_PIVOT_ROOT.get(os.uname().machine)
+    if number is None:
+        raise OSError(38, f"pivot_root: no syscall number known for {os.uname().machine}")
+    _check(libc.syscall(number, new_root.encode(), put_old.encode()), "pivot_root")
+
+
+def build(root: str, op: list) -> None:
+    """One operation of the root's plan (kernels_ci/sandbox_root.py), under `root`."""
+    kind = op[0]
+    path = root + (op[2] if kind == "bind" else op[1])
+    if kind in ("dir", "tmpfs") or (kind == "bind" and os.path.isdir(op[1])):
+        os.makedirs(path, 0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(path), 0o755, exist_ok=True)
+    if kind == "tmpfs":
+        mount("sandbox-tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, op[2])
+    elif kind == "bind":
+        if not os.path.isdir(op[1]):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+        mount(op[1], path, None, MS_BIND | MS_REC)
+    elif kind == "link":
+        os.symlink(op[2], path)
+    elif kind == "file":
+        with open(path, "w") as out:
+            out.write(op[2])
 
 
 def copy_tree(source: str, target: str, owner: tuple[int, int] | None) -> None:
@@ -114,37 +141,37 @@ def copy_tree(source: str, target: str, owner: tuple[int, int] | None) -> None:
 
 
 def prepare(cfg: dict) -> None:
-    """Mounts, as root of this mount namespace; the worker's files stay reachable by fd only."""
+    """As root of this mount namespace: build the run's root in an empty tmpfs from the plan
+    (read-only binds of what a run needs, nothing else), pivot into it and let go of the host's
+    root, then make every mount read-only but the run's private ones."""
+    os.umask(0o022)
+    if cfg.get("pids_events"):  # the cgroup's file, read by fd once the host's root is gone
+        with contextlib.suppress(OSError):
+            cfg["pids_events_fd"] = os.open(cfg["pids_events"], os.O_RDONLY)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    host_dir = os.open(cfg["host_dir"], os.O_RDONLY | os.O_DIRECTORY)
-    keep = []
-    for path in cfg["keep"]:
-        if os.path.exists(path):
-            keep.append((path, os.open(path, os.O_PATH)))
-    # /tmp too: the run gets an empty one (a worker's venv or checkout there is bound back).
-    for path in sorted({*cfg["hide"], "/tmp"}):  # noqa: S108
-        if os.path.isdir(path):
-            mount("sandbox-hidden", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
-            for kept, fd in keep:
-                if kept == path or kept.startswith(path.rstrip("/") + "/"):
-                    os.makedirs(kept, 0o755, exist_ok=True)
-                    bind(fd, kept)
-    inner, owner = cfg["inner_dir"], cfg.get("owner")
+    host = cfg["host_dir"]
+    with open(os.path.join(host, "root.json")) as handle:
+        plan = json.load(handle)
+    root = os.path.join(host, "root")
+    os.mkdir(root, 0o755)
+    mount("sandbox-root", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={cfg['root_size']},mode=0755")
+    for op in plan:
+        build(root, op)
+    inner, owner = root + cfg["inner_dir"], cfg.get("owner")
     os.mkdir(inner, 0o700)
     mount(
         "sandbox-dir", inner, "tmpfs", MS_NOSUID | MS_NODEV, f"size={cfg['disk_bytes']},mode=0700"
     )
-    copy_tree(f"/proc/self/fd/{host_dir}/in", inner, tuple(owner) if owner else None)
+    copy_tree(os.path.join(host, "in"), inner, tuple(owner) if owner else None)
     if owner:
         os.chown(inner, *owner)
-    if os.path.isdir(SHM):
-        mount("sandbox-shm", SHM, "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777")
-    for fd in [host_dir] + [fd for _, fd in keep]:
-        os.close(fd)
+    os.chdir(root)
+    pivot_root(".", ".")  # the host's root now lies on top of the new one: detach it
+    _check(libc.umount2(b".", MNT_DETACH), "umount the host's root")
+    os.chdir("/")
     set_readonly("/", True, recursive=True)
-    set_readonly(inner, False, recursive=False)
-    if os.path.isdir(SHM):
-        set_readonly(SHM, False, recursive=False)
+    for path in [cfg["inner_dir"], *cfg["writable"]]:
+        set_readonly(path, False, recursive=False)
 
 
 def drop_privileges(cfg: dict) -> None:
@@ -183,13 +210,12 @@ def start(cfg: dict) -> tuple[int, int]:
 
 def over_limit(cfg: dict) -> bool:
     """The run's cgroup refused a fork (pids.events), or the namespace holds nproc processes."""
-    events = cfg.get("pids_events")
-    if events:
+    events = cfg.get("pids_events_fd")
+    if events is not None:
         try:
-            with open(events) as handle:
-                if any(line.split() == ["max", "0"] for line in handle):
-                    return False
-            return True
+            os.lseek(events, 0, os.SEEK_SET)
+            lines = os.read(events, 4096).decode().splitlines()
+            return not any(line.split() == ["max", "0"] for line in lines)
         except OSError:
             pass
     return sum(name.isdigit() for name in os.listdir("/proc")) >= cfg["nproc"]

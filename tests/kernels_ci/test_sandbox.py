@@ -4,10 +4,14 @@ files, and no process left behind. Each attack runs for real, as a Python script
 
 import json
 import os
+import shutil
 import signal
 import sys
+import sysconfig
+import tempfile
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -222,3 +226,165 @@ def test_the_container_cli_runs_without_namespaces_but_with_a_scrubbed_environme
     )
     assert result.timed_out and "DOCKER_HOST=unix:///run/docker.sock" in result.stdout
     assert "SECRET_KEY" not in result.stdout and "REGISTRY_PASSWORD" not in result.stdout
+
+
+# Walks everything the run can see from "/" without following a symlink, and says what it can
+# read (files: open() succeeds) or list (directories) outside the allow-list it is given. /proc is
+# not walked: the pids it holds are reported (its own namespace's, or the machine's).
+WALK = r"""
+import json, os, sys
+
+allowed, asked = json.loads(sys.argv[1]) + [os.getcwd()], json.loads(sys.argv[2])
+
+
+def inside(path):
+    return any(path == p or path.startswith(p.rstrip("/") + "/") for p in allowed)
+
+
+def above(path):  # a directory on the way to an allowed path
+    return path == "/" or any(p.startswith(path.rstrip("/") + "/") for p in allowed)
+
+
+def readable(path):
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY))
+        return True
+    except OSError:
+        return False
+
+
+def listable(path):
+    try:
+        os.listdir(path)
+        return True
+    except OSError:
+        return False
+
+
+report = {"files": 0, "dirs": 0, "outside": 0, "by_top": {}, "examples": {}, "pids": []}
+
+
+def outside(path):
+    report["outside"] += 1
+    top = "/".join(path.split("/")[:2]) or "/"
+    report["by_top"][top] = report["by_top"].get(top, 0) + 1
+    examples = report["examples"].setdefault(top, [])
+    if len(examples) < 4:
+        examples.append(path)
+
+
+for top, dirs, files in os.walk("/"):
+    if top == "/proc":
+        report["pids"] = sorted(int(d) for d in dirs if d.isdigit())
+        dirs[:] = []
+        continue
+    report["dirs"] += 1
+    if not inside(top) and not above(top):
+        outside(top + "/")
+    for name in files + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+        path = os.path.join(top, name)
+        real = path
+        if os.path.islink(path):  # into /proc (/dev/fd): its own; elsewhere: where it leads
+            target = os.readlink(path)
+            real = target if target.startswith("/proc/") else os.path.realpath(path)
+        if os.path.isdir(path):
+            if listable(path) and not inside(real) and not above(real):
+                outside(real + "/")
+        elif readable(path):
+            report["files"] += 1
+            if not inside(real):
+                outside(real)
+report["asked"] = {
+    path: {
+        "exists": os.path.lexists(path),
+        "readable": readable(path) if not os.path.isdir(path) else listable(path),
+        "listing": sorted(os.listdir(path)) if os.path.isdir(path) and listable(path) else [],
+    }
+    for path in asked
+}
+print(json.dumps(report))
+"""
+
+
+def _allow_list() -> list[str]:
+    """What a run may read: the Python installation, the environment's site-packages and its
+    interpreter, /usr and the merged-/usr links, a few /etc files, /dev's plain nodes, its own
+    /proc (and its private directory, which the probe adds)."""
+    python = os.path.realpath(sys.base_prefix)
+    paths = [python, "/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin"]
+    paths += [f"/etc/{name}" for name in ("ld.so.cache", "passwd", "group", "nsswitch.conf")]
+    paths += [f"/dev/{name}" for name in ("null", "zero", "full", "random", "urandom", "shm")]
+    paths += [f"/dev/{name}" for name in ("fd", "stdin", "stdout", "stderr")] + ["/proc"]
+    if sys.prefix != sys.base_prefix:  # a virtual environment: its packages and interpreter
+        paths += [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
+        paths += [f"{sys.prefix}/pyvenv.cfg", f"{sys.prefix}/lib64"]
+        paths += [str(p) for p in Path(sys.prefix, "bin").glob("python*")]
+    return sorted(set(paths))
+
+
+def test_a_reproducer_walking_the_whole_filesystem_reads_nothing_outside_the_allow_list(
+    settings, tmp_path
+):
+    secret = tmp_path / "planted-secret"
+    secret.write_text("do-not-leak")
+    secret.chmod(0o644)
+    elsewhere = Path(tempfile.mkdtemp(prefix="planted-", dir="/var/tmp"))  # noqa: S108
+    try:
+        (elsewhere / "secret").write_text("do-not-leak")
+        elsewhere.chmod(0o755)
+        (elsewhere / "secret").chmod(0o644)
+        project = Path(settings.BASE_DIR)
+        home = Path(os.path.expanduser("~"))
+        site = Path(sysconfig.get_paths()["purelib"])
+        gone = [
+            project / "pyproject.toml",
+            project / "kernels_ci",
+            project / "config" / "settings.py",
+            Path(settings.VAR_DIR).resolve(),
+            *[p for p in project.parent.iterdir() if p != project and project.parent != Path("/")],
+            Path("/home"),
+            Path("/opt"),
+            Path("/var/log"),
+            Path("/root"),
+            home / ".bashrc",
+            *site.glob("__editable__*"),
+            secret,
+            elsewhere / "secret",
+        ]
+        gone = [str(p) for p in gone]
+        result = sandbox_run(
+            [sys.executable, "-c", WALK, json.dumps(_allow_list()), json.dumps(gone)],
+            files={},
+            limits=Limits(timeout_s=240, cpu_s=480, output_bytes=1024**2),
+        )
+    finally:
+        shutil.rmtree(elsewhere, ignore_errors=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout)
+    assert report["outside"] == 0, report["examples"]
+    assert report["pids"] and max(report["pids"]) < 10  # its own PID namespace's /proc
+    allowed = _allow_list()
+    for path, seen in report["asked"].items():
+        # none is there but a directory on the way to an allowed path (/root holding a pyenv
+        # Python), holding only that way
+        way = {Path(a).relative_to(path).parts[0] for a in allowed if a.startswith(path + "/")}
+        assert (seen["exists"], set(seen["listing"])) == (bool(way), way), (path, seen)
+
+
+def test_a_path_in_the_bind_setting_is_there_read_only_and_one_holding_service_data_is_refused(
+    settings, tmp_path
+):
+    rocm = tmp_path / "opt-rocm"
+    rocm.mkdir()
+    (rocm / "version").write_text("7.1.0")
+    settings.KERNELS_CI_SANDBOX_BIND = [str(rocm)]
+    code = (
+        f"print(open({str(rocm / 'version')!r}).read())\n"
+        f"try:\n    open({str(rocm / 'x')!r}, 'w')\nexcept OSError as exc:\n    print(exc.strerror)"
+    )
+    result = run(code)
+    assert result.stdout.split("\n")[:2] == ["7.1.0", "Read-only file system"], result.stderr
+    for exposing in (tmp_path, settings.BASE_DIR.parent):  # the model artifacts, the project
+        settings.KERNELS_CI_SANDBOX_BIND = [str(exposing)]
+        with pytest.raises(SandboxUnavailable, match="would expose"):
+            run("print('ran anyway')")
