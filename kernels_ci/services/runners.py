@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import tempfile
@@ -14,6 +15,7 @@ from django.utils import timezone
 from kernels_ci.backends import backends_available
 from kernels_ci.models import Runner
 from kernels_ci.sandbox import isolation_problem
+from kernels_ci.sandbox_root import tmpfs_bytes
 from kernels_ci.services.runs import CPU_BACKENDS
 
 logger = logging.getLogger(__name__)
@@ -27,14 +29,78 @@ def rocm_version() -> str:
 
 
 CPU_QUEUE = "repro.cpu"
+GiB = 1024**3
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+NO_LIMIT = 2**62  # cgroup v1 writes "no limit" as a page-rounded 2**63 - 1
 
 
-def runner_health_check(*, queues: list[str]) -> str:
+def runner_memory() -> tuple[int, str]:
+    """The memory this worker's runs can have: the machine's MemTotal, or a cgroup memory limit
+    of the worker (v1 memory.limit_in_bytes, v2 memory.max, on its cgroup or one above it;
+    KERNELS_CI_CGROUP's, where the runs' cgroups are made) when that is lower."""
+    with open("/proc/meminfo") as meminfo:
+        total = next(
+            int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemTotal:")
+        )
+    found, where = total, "MemTotal in /proc/meminfo"
+    for path in _memory_limit_files():
+        try:
+            value = path.read_text().strip()
+        except OSError:
+            continue
+        if value.isdigit() and int(value) < min(found, NO_LIMIT):
+            found, where = int(value), str(path)
+    return found, where
+
+
+def _memory_limit_files() -> list[Path]:
+    groups = []
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            if controllers == "":  # cgroup v2, mounted at /sys/fs/cgroup or .../unified
+                groups += [(root / path.lstrip("/"), "memory.max") for root in _v2_roots()]
+            elif "memory" in controllers.split(","):
+                groups.append((CGROUP_ROOT / "memory" / path.lstrip("/"), "memory.limit_in_bytes"))
+    if settings.KERNELS_CI_CGROUP not in ("", "off"):
+        groups.append((Path(settings.KERNELS_CI_CGROUP), "memory.max"))
+    files = []
+    for group, name in groups:
+        files += [d / name for d in (group, *group.parents) if d.is_relative_to(CGROUP_ROOT)]
+    return files
+
+
+def _v2_roots() -> list[Path]:
+    return [
+        p for p in (CGROUP_ROOT, CGROUP_ROOT / "unified") if (p / "cgroup.controllers").exists()
+    ]
+
+
+def memory_problem(*, concurrency: int) -> str:
+    """Why `concurrency` runs at once may not fit in this runner's memory ('' when they do):
+    each may use KERNELS_CI_MEMORY_BYTES, and its tmpfs (the private directory of
+    KERNELS_CI_DISK_BYTES, /dev/shm) holds its pages in memory too."""
+    memory, disk = settings.KERNELS_CI_MEMORY_BYTES, tmpfs_bytes(settings.KERNELS_CI_DISK_BYTES)
+    needed = concurrency * (memory + disk)
+    have, where = runner_memory()
+    if needed <= have:
+        return ""
+    return (
+        f"{CPU_QUEUE}: {concurrency} concurrent run(s) (the worker's concurrency) × "
+        f"({memory / GiB:.2f} GiB KERNELS_CI_MEMORY_BYTES + {disk / GiB:.2f} GiB of tmpfs: "
+        f"KERNELS_CI_DISK_BYTES and /dev/shm) = {needed / GiB:.2f} GiB, more than the "
+        f"{have / GiB:.2f} GiB this runner has ({where}): lower KERNELS_CI_MEMORY_BYTES, "
+        "KERNELS_CI_DISK_BYTES or the worker's -c"
+    )
+
+
+def runner_health_check(*, queues: list[str], concurrency: int = 1) -> str:
     """'' when the runner can take the work of its queues; otherwise why not.
 
-    repro.cpu needs the sandbox (namespaces) and a Triton backend that runs here; repro.<gfx>
-    needs rocm-container ready (container CLI, image pinned by digest, /dev/kfd and the render
-    node) on a runner of that architecture.
+    repro.cpu needs the sandbox (namespaces), a Triton backend that runs here, and memory for
+    `concurrency` runs at once (the worker's -c); repro.<gfx> needs rocm-container ready
+    (container CLI, image pinned by digest, /dev/kfd and the render node) on a runner of that
+    architecture.
     """
     problems = []
     free = shutil.disk_usage(tempfile.gettempdir()).free
@@ -50,6 +116,9 @@ def runner_health_check(*, queues: list[str]) -> str:
                 f"{CPU_QUEUE}: no CPU backend can run here: "
                 + "; ".join(f"{name}: {available[name]}" for name in sorted(CPU_BACKENDS))
             )
+        memory = memory_problem(concurrency=concurrency)
+        if memory:
+            problems.append(memory)
     arch = settings.KERNELS_CI_RUNNER_ARCH
     for queue in queues:
         if queue == CPU_QUEUE or not queue.startswith("repro."):
@@ -66,7 +135,7 @@ def runner_health_check(*, queues: list[str]) -> str:
     return "; ".join(problems)
 
 
-def runner_register(*, name: str, queues: list[str]) -> Runner:
+def runner_register(*, name: str, queues: list[str], concurrency: int = 1) -> Runner:
     available = backends_available()
     runner, _ = Runner.objects.update_or_create(
         name=name,
@@ -80,13 +149,13 @@ def runner_register(*, name: str, queues: list[str]) -> Runner:
             "consuming": True,
         },
     )
-    return runner_heartbeat(name=name)
+    return runner_heartbeat(name=name, concurrency=concurrency)
 
 
-def runner_heartbeat(*, name: str) -> Runner:
+def runner_heartbeat(*, name: str, concurrency: int = 1) -> Runner:
     """Record a heartbeat and the health check's verdict; the caller stops or resumes consuming."""
     queues = Runner.objects.filter(name=name).values_list("queues", flat=True).first() or []
-    reason = runner_health_check(queues=queues)
+    reason = runner_health_check(queues=queues, concurrency=concurrency)
     Runner.objects.filter(name=name).update(
         last_heartbeat_at=timezone.now(), healthy=not reason, reason=reason
     )
