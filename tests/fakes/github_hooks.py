@@ -18,8 +18,9 @@ the deliveries GitHub records for each, and redelivery, as GitHub behaves.
   private key, its `iss` the App's id, `exp` at most 10 minutes ahead; verified with the App's
   public key (its RSA numbers) in plain Python.
 
-Stdlib only (but `app_key_pair`, a test's helper). The emulator holds its lock around the bookkeeping here, never around a delivery's
-HTTP request (the service answering it may call the emulator).
+Stdlib only (but `app_key_pair`, a test's helper). The emulator holds its lock around the
+bookkeeping here, never around a delivery's HTTP request (the service answering it may call the
+emulator).
 """
 
 from __future__ import annotations
