@@ -43,3 +43,21 @@ def delivery_headers(
     if secret is not None:
         headers["X-Hub-Signature-256"] = signature(body, secret)
     return headers
+
+
+def numbered_issue_delivery(
+    number: int, *, secret: str, delivery_id: str, title: str, repo: str = "ROCm/ROCm"
+) -> tuple[bytes, dict[str, str]]:
+    """Body and headers of an `issues` opened delivery (the fixture's) of an issue of its own:
+    `number`, an id and node id from it, `title`, and its URLs in `repo`."""
+    payload = fixture_payload("issues__opened")
+    payload["issue"].update(
+        number=number,
+        id=7_000_000 + number,
+        node_id=f"I_kwDO{7_000_000 + number}",
+        title=title,
+        url=f"https://api.github.com/repos/{repo}/issues/{number}",
+        html_url=f"https://github.com/{repo}/issues/{number}",
+    )
+    body = json.dumps(payload).encode()
+    return body, delivery_headers("issues", body, secret, delivery_id)
