@@ -327,7 +327,7 @@ def forecast_for_train(
             {
                 "reference": issue.reference,
                 "title": issue.title,
-                "url": issue.html_url,
+                "url": selectors.github_url(issue),
                 "probability": round(probability, 3),
                 "open_pull_request": bool(features["open_pull_request"]),
                 "days_left": round(features["weeks_left"] * 7, 1),

@@ -98,7 +98,7 @@ def readiness_build(
         {
             "issue": b.issue.reference,
             "title": b.issue.title,
-            "url": b.issue.html_url,
+            "url": selectors.github_url(b.issue),
             "state": b.state_then,
             "automatic": b.automatic,
             "reason": b.reason,
@@ -111,7 +111,7 @@ def readiness_build(
         {
             "pull_request": pr.reference,
             "title": pr.title,
-            "url": pr.html_url,
+            "url": selectors.github_url(pr),
             "base_ref": pr.base_ref,
         }
         for pr in selectors.unlinked_release_merges(series, train.version, moment=moment)
@@ -120,7 +120,7 @@ def readiness_build(
         {
             "pull_request": link.pull_request.reference,
             "title": link.pull_request.title,
-            "url": link.pull_request.html_url,
+            "url": selectors.github_url(link.pull_request),
             "base_ref": link.base_ref,
             "issue": link.issue.reference,
             "backport": state,

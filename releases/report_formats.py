@@ -20,7 +20,23 @@ def _issue_line(row: dict) -> str:
     if row.get("component"):
         extra.append(row["component"])
     tail = f" ({'; '.join(extra)})" if extra else ""
-    return f"- [{row['reference']}]({row['url']}) {_md(row['title'])}{tail}"
+    return f"- {_link(row['reference'], row['url'])} {_md(row['title'])}{tail}"
+
+
+def _link(text: str, url: str) -> str:
+    """A Markdown link, or the text alone where the report has no URL (the selectors give only
+    http(s) ones: releases.selectors.github_url). Brackets in the text are escaped, and the
+    characters that could end the destination or open a tag in it are percent-encoded."""
+    for char in "\\[]":
+        text = text.replace(char, "\\" + char)
+    if not url:
+        return text
+    for char, encoded in _DESTINATION_ESCAPES:
+        url = url.replace(char, encoded)
+    return f"[{text}]({url})"
+
+
+_DESTINATION_ESCAPES = (("(", "%28"), (")", "%29"), ("<", "%3C"), (">", "%3E"))
 
 
 def _md(text: str) -> str:
@@ -63,18 +79,18 @@ def report_markdown(report: dict) -> str:
         lines += [_issue_line(row) for row in report[key]] or ["None."]
     lines += ["", "## Pending backports", ""]
     lines += [
-        f"- [{b['issue']}]({b['url']}) {_md(b['title'])}: {b['state']}"
+        f"- {_link(b['issue'], b['url'])} {_md(b['title'])}: {b['state']}"
         + (" (automatic)" if b["automatic"] else "")
         for b in report["pending_backports"]
     ] or ["None."]
     lines += ["", "## Release-branch merges with no issue or backport", ""]
     lines += [
-        f"- [{m['pull_request']}]({m['url']}) {_md(m['title'])} into `{m['base_ref']}`"
+        f"- {_link(m['pull_request'], m['url'])} {_md(m['title'])} into `{m['base_ref']}`"
         for m in report["unlinked_release_merges"]
     ] or ["None."]
     lines += ["", "## Release-branch fixes merged without an approved backport", ""]
     lines += [
-        f"- [{m['pull_request']}]({m['url']}) {_md(m['title'])} into `{m['base_ref']}` fixes "
+        f"- {_link(m['pull_request'], m['url'])} {_md(m['title'])} into `{m['base_ref']}` fixes "
         f"{m['issue']} (backport {m['backport']})"
         for m in report["unapproved_release_fixes"]
     ] or ["None."]
@@ -131,7 +147,7 @@ def _forecast_markdown(forecast: dict) -> list[str]:
         "| --- | ---: | --- | ---: |",
     ]
     lines += [
-        f"| [{r['reference']}]({r['url']}) {_md(r['title'])} | {r['probability']:.3f} | "
+        f"| {_link(r['reference'], r['url'])} {_md(r['title'])} | {r['probability']:.3f} | "
         f"{'yes' if r['open_pull_request'] else 'no'} | {r['days_left']} |"
         for r in forecast["issues"]
     ]
@@ -178,5 +194,5 @@ def _note(row: dict, *, verified: bool) -> list[str]:
     if verified:
         details.append("Fix verified on " + ", ".join(row["verified_architectures"]) + ".")
     number = row["reference"].rsplit("#", 1)[1]
-    details.append(f"See [GitHub issue #{number}]({row['url']}).")
+    details.append(f"See {_link(f'GitHub issue #{number}', row['url'])}.")
     return [f"* **{_md(row['title'])}**. " + " ".join(details), ""]

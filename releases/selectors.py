@@ -23,6 +23,7 @@ from releases.models import (
     TrainSnapshot,
     TrainTarget,
 )
+from triage.safe_links import safe_link_url
 from triage.selectors import issue_list, predictions_of_issues
 
 
@@ -109,13 +110,19 @@ def issue_facts(names: list[str], predictions: dict, sets=None) -> dict:
     }
 
 
+def github_url(issue) -> str:
+    """The issue's or PR's html_url as every report shows it: http(s) or "" (data from webhook
+    deliveries and syncs: a "javascript:" URL never reaches a page or an exported document)."""
+    return safe_link_url(issue.html_url)
+
+
 def issue_row(issue, target: TrainTarget | None = None, predictions: dict | None = None) -> dict:
     names = _names(issue) + (list(target.flags) if target else [])
     facts = issue_facts(names, predictions or {})
     return {
         "reference": issue.reference,
         "title": issue.title,
-        "url": issue.html_url,
+        "url": github_url(issue),
         "state": issue.state,
         "labels": sorted({n.lower() for n in names}),
         "kinds": facts["kinds"],
@@ -153,7 +160,7 @@ def chain_row(link: FixLink) -> dict:
     pr = link.pull_request
     return {
         "pull_request": pr.reference,
-        "pull_request_url": pr.html_url,
+        "pull_request_url": github_url(pr),
         "pull_request_title": pr.title,
         "merged": bool(pr.merged),
         "merged_at": link.merged_at.isoformat() if link.merged_at else None,
