@@ -8,8 +8,10 @@ Two deployments share this one code path:
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
+from csp import constants as csp
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
@@ -55,6 +57,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "csp",
     "classifiers",
     "triage",
     "kernels_ci",
@@ -63,6 +66,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",  # Content-Security-Policy (settings below)
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # The signed webhook carries no session: nothing below reads the database before it.
     "triage.webhooks.WebhookWithoutSessionMiddleware",
@@ -168,6 +173,46 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+
+# --- Content-Security-Policy and Permissions-Policy -------------------------------------------
+# Scripts and styles come from our static files only: no inline <script>, no event-handler or
+# style attributes (label colours are CSS custom properties that static/js/app.js sets from a
+# data attribute), htmx with eval and its inline indicator <style> off (templates/base.html).
+# Images: our own files, and an image proxy's when one is configured (camo-compatible:
+# triage/image_proxy.py); without it, images in issue text are shown as links.
+IMAGE_PROXY_URL = os.environ.get("IMAGE_PROXY_URL", "").rstrip("/")
+IMAGE_PROXY_KEY = os.environ.get("IMAGE_PROXY_KEY", "")
+_image_proxy = urlsplit(IMAGE_PROXY_URL)
+if IMAGE_PROXY_URL and (_image_proxy.scheme not in ("http", "https") or not _image_proxy.netloc):
+    raise ImproperlyConfigured(f"IMAGE_PROXY_URL must be an http(s) URL, not {IMAGE_PROXY_URL!r}")
+if bool(IMAGE_PROXY_URL) != bool(IMAGE_PROXY_KEY):
+    raise ImproperlyConfigured("IMAGE_PROXY_URL and IMAGE_PROXY_KEY are set together or not at all")
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [csp.NONE],
+        "script-src": [csp.SELF],
+        "style-src": [csp.SELF],
+        "img-src": [csp.SELF]
+        + ([f"{_image_proxy.scheme}://{_image_proxy.netloc}"] if IMAGE_PROXY_URL else []),
+        "font-src": [csp.SELF],
+        "connect-src": [csp.SELF],
+        "manifest-src": [csp.SELF],
+        "object-src": [csp.NONE],
+        "base-uri": [csp.SELF],
+        "form-action": [csp.SELF],
+        "frame-ancestors": [csp.NONE],
+    }
+}
+# Powerful browser features no page of ours uses, denied to the page and anything it embeds.
+PERMISSIONS_POLICY = {
+    feature: []
+    for feature in (
+        "accelerometer", "autoplay", "bluetooth", "camera", "display-capture", "encrypted-media",
+        "geolocation", "gyroscope", "hid", "idle-detection", "magnetometer", "microphone",
+        "midi", "payment", "publickey-credentials-get", "screen-wake-lock", "serial", "usb",
+        "xr-spatial-tracking",
+    )
+}  # fmt: skip
 
 # GitHub sends deliveries up to 25 MB; the webhook view enforces that limit itself.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 26 * 1024 * 1024
@@ -397,6 +442,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # The browsable API allows its own style attributes (config/browsable_api.py).
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "config.browsable_api.BrowsableAPIRenderer",
+    ],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "ROCm triage and release API",

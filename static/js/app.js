@@ -6,6 +6,21 @@
 //   any key K  click the row's control with data-key="K" (for example a = accept, x = approve)
 //   ?          show or hide the help (the element with id keynav-help)
 // Keys typed into a form control are left alone.
+//
+// Label chips carry their GitHub colour as data-label-color (six hex digits, checked by the
+// server and again here); it becomes the CSS custom property --label-color, never a style
+// attribute: the Content-Security-Policy allows styles from our stylesheet only.
+(function () {
+  var HEX = /^[0-9a-f]{6}$/;
+  function paintLabels(root) {
+    root.querySelectorAll("[data-label-color]").forEach(function (chip) {
+      var color = chip.getAttribute("data-label-color");
+      if (HEX.test(color)) chip.style.setProperty("--label-color", "#" + color);
+    });
+  }
+  paintLabels(document);
+  document.addEventListener("htmx:load", function (event) { paintLabels(event.target); });
+})();
 (function () {
   function rows(list) { return Array.prototype.slice.call(list.querySelectorAll("[data-keynav-item]")); }
   function current(list) { return list.querySelector("[data-keynav-item][aria-selected='true']"); }

@@ -130,7 +130,8 @@ def test_it_escapes_titles_and_label_colors(logged_in_client, make):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in content
     assert "<img src=x" not in content
     assert "url(x)" not in content
-    assert "background-color: #ededed" in content
+    assert 'data-label-color="ededed"' in content  # the default (app.js paints it)
+    assert "style=" not in content  # the Content-Security-Policy allows no style attribute
 
 
 def test_it_shows_author_comments_label_colors_and_merged_badge(logged_in_client, make):
@@ -142,7 +143,7 @@ def test_it_shows_author_comments_label_colors_and_merged_badge(logged_in_client
 
     assert "dev1" in content
     assert "3 comments" in content
-    assert "background-color: #d73a4a" in content
+    assert 'class="label label-light-text" data-label-color="d73a4a"' in content
     assert "badge-merged" in content
 
 
