@@ -37,6 +37,17 @@ LAUNCH_ARGS = [
 ]
 
 
+# Every Content-Security-Policy violation (what the policy blocked, or would block if report-only)
+# becomes a console error, so a test that asserts page.errors == [] also asserts there was none.
+# Playwright runs init scripts before the page's own and outside its policy.
+REPORT_POLICY_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", function (e) {
+  console.error("CSP violation: " + e.effectiveDirective + " blocked " + (e.blockedURI || "?")
+    + " (" + e.disposition + ") at " + e.sourceFile + ":" + e.lineNumber);
+});
+"""
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser/" in str(item.fspath):
@@ -64,14 +75,32 @@ def browser_page(chromium_browser, live_server):
     context = chromium_browser.new_context(
         base_url=live_server.url, viewport={"width": 1280, "height": 900}, timezone_id="UTC"
     )
+    context.add_init_script(REPORT_POLICY_VIOLATIONS)
     page = context.new_page()
-    page.errors = []  # uncaught exceptions and console errors, to assert none happened
+    page.errors = []  # uncaught exceptions, console errors and CSP violations: none may happen
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
     page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
     page.dialogs = []  # any alert()/confirm() an injected script might open
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     yield page
     context.close()
+
+
+@pytest.fixture
+def watched(browser_page, live_server):
+    """The page, with every request to another host recorded (resource type, URL) and refused."""
+    page = browser_page
+    page.external = []
+
+    def route(route):
+        if route.request.url.startswith(live_server.url):
+            route.continue_()
+        else:
+            page.external.append((route.request.resource_type, route.request.url))
+            route.abort()
+
+    page.route("**/*", route)
+    return page
 
 
 def log_in(page, username: str, password: str) -> None:

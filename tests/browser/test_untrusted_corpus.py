@@ -2,10 +2,11 @@
 
 Ingested through the upserts the sync and the webhook use (issues, comments, labels) and the X
 post upsert; then a viewer opens the pages that show it and uses the search box. In the browser
-nothing from the corpus runs: no dialog, window.__pwned never set, no request to another host
-except the images an issue body shows by design (Markdown images, http(s) only, as on GitHub),
-and every page answers 200. Searches find what they should: the SQL-looking string exactly the
-issue that holds it, `%` and `_` only the issues that hold them.
+nothing from the corpus runs: no dialog, window.__pwned never set, no Content-Security-Policy
+violation, no request to another host at all (images in issue text are links to them, unless an
+image proxy is configured; then they load from the proxy only), and every page answers 200.
+Searches find what they should: the SQL-looking string exactly the issue that holds it, `%` and
+`_` only the issues that hold them.
 """
 
 from __future__ import annotations
@@ -48,23 +49,6 @@ def corpus(make):
         ],
     )
     return found
-
-
-@pytest.fixture
-def watched(browser_page, live_server):
-    """The page, with every request to another host recorded and refused."""
-    page = browser_page
-    page.external = []
-
-    def route(route):
-        if route.request.url.startswith(live_server.url):
-            route.continue_()
-        else:
-            page.external.append((route.request.resource_type, route.request.url))
-            route.abort()
-
-    page.route("**/*", route)
-    return page
 
 
 def visit(page, url: str) -> None:
@@ -116,12 +100,32 @@ def test_no_corpus_text_runs_in_the_browser_and_every_page_answers(
             assert page.evaluate("typeof window.__pwned") == "undefined"
     assert page.dialogs == []
     assert [e for e in page.errors if "net::ERR_FAILED" not in e] == []
-    # only Markdown images of issue bodies reach for another host; never a script, a style,
-    # a frame, a form or a navigation
-    assert {kind for kind, _ in page.external} <= {"image"}, page.external
+    # nothing reaches for another host: not a script, a style, a frame, a form, a navigation,
+    # nor an image (the author's host would learn every maintainer's address)
+    assert page.external == []
     # the text is there, as text
     page.goto(f"/issues/ROCm/ROCm/{ALL_VECTORS}/")
     assert "<script>" in page.locator("h1").inner_text()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_an_image_proxy_images_load_from_the_proxy_only(
+    watched, corpus, django_user_model, settings, live_server
+):
+    settings.IMAGE_PROXY_URL = live_server.url + "/camo"  # answered 404 by us: only the URL counts
+    settings.IMAGE_PROXY_KEY = "corpus-proxy-key"
+    user_with_role(django_user_model, "viewer", "viewers")
+    page = watched
+    log_in(page, "viewer", "pw-viewer-1")
+    proxied = []
+    page.on("request", lambda r: r.resource_type == "image" and proxied.append(r.url))
+    page.goto(f"/issues/ROCm/ROCm/{ALL_VECTORS}/")
+    page.wait_for_load_state("networkidle")
+    sources = page.locator("main img").evaluate_all("els => els.map(e => e.src)")
+    assert sources and all(src.startswith(settings.IMAGE_PROXY_URL + "/") for src in sources)
+    assert proxied and all(url.startswith(settings.IMAGE_PROXY_URL + "/") for url in proxied)
+    assert page.external == []
+    assert page.evaluate("typeof window.__pwned") == "undefined"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -235,8 +235,10 @@ class _Walker(HTMLParser):
             value = value or ""
             if name in {"hx-get", "hx-vals"} or (name == "hx-trigger" and "load" in value):
                 self.problems.append(f"<{tag} {name}={value[:60]!r}>: htmx from the corpus")
-            if name == "style" and "url(" in value:
-                self.problems.append(f"<{tag} style={value[:60]!r}>: a URL in a style")
+            if name == "style":  # the Content-Security-Policy allows no style attribute
+                self.problems.append(f"<{tag} style={value[:60]!r}>: a style attribute")
+            if tag == "img" and name == "src" and (value[:1] != "/" or value[:2] == "//"):
+                self.problems.append(f"<img src={value[:60]!r}>: an image from another host")
             if name.startswith("on"):
                 self.problems.append(f"<{tag} {name}={value[:60]!r}>")
             if MARKER in value and name not in TEXT_ATTRIBUTES:
@@ -256,8 +258,9 @@ class _Walker(HTMLParser):
 
 
 def html_problems(html: str) -> list[str]:
-    """Where untrusted text escaped into markup: script elements or bodies, event handler
-    attributes, the marker in an attribute, non-http(s) URLs. [] when the page is clean."""
+    """Where untrusted text escaped into markup: script elements or bodies, event handler or style
+    attributes, the marker in an attribute, non-http(s) URLs, images from another host (the
+    author's host would learn who reads the page). [] when the page is clean."""
     walker = _Walker()
     walker.feed(html)
     walker.close()

@@ -42,7 +42,7 @@ def test_it_drops_script_tags_and_their_content():
 def test_it_drops_event_handler_attributes():
     html = render_markdown('<img src="https://example.com/a.png" onerror="alert(1)">')
     assert "onerror" not in html
-    assert '<img src="https://example.com/a.png">' in html
+    assert 'href="https://example.com/a.png"' in html  # as a link: tests/triage/test_images.py
 
 
 def test_it_drops_javascript_links():
@@ -64,10 +64,10 @@ def test_it_drops_data_urls():
     assert "onload" not in html
 
 
-def test_it_only_keeps_http_image_sources():
-    assert "src" not in render_markdown('<img src="mailto:a@b.c">')
-    assert "src" not in render_markdown('<img src="/relative.png">')
-    assert 'src="http://example.com/a.png"' in render_markdown("![a](http://example.com/a.png)")
+def test_it_only_links_http_image_sources():
+    assert "href" not in render_markdown('<img src="mailto:a@b.c">')
+    assert "href" not in render_markdown('<img src="/relative.png">')
+    assert 'href="http://example.com/a.png"' in render_markdown("![a](http://example.com/a.png)")
 
 
 def test_it_drops_iframes_objects_styles_and_forms():
