@@ -221,3 +221,12 @@ def test_the_drain_command_fails_while_the_database_is_unavailable(client, spool
         with pytest.raises(Exception, match="the database is unavailable"):
             call_command("webhook_spool_drain")
     assert len(spooled_files(spool)) == 1
+
+
+def test_a_spool_it_cannot_write_answers_503_not_500(client, settings, tmp_path):
+    (tmp_path / "a-file").write_text("not a directory")
+    settings.WEBHOOK_SPOOL_DIR = tmp_path / "a-file" / "spool"
+    with database_down():
+        response = post(client, issue_delivery(1), "spool-1")
+    assert response.status_code == 503
+    assert client.get("/healthz").json()["webhook_spool"] == {"error": "NotADirectoryError"}

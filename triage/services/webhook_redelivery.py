@@ -122,7 +122,8 @@ def _hooks_of_deliveries(*, since: datetime) -> list[HookAddress]:
         target_type = row["hook_target_type"] or "repository"  # rows from before the header
         if target_type not in TARGET_TYPES or not row["hook_id"].isdigit():
             continue
-        target = _target_of(target_type, WebhookDelivery.objects.get(pk=row["latest"]))
+        latest = WebhookDelivery.objects.defer("raw_body").get(pk=row["latest"])
+        target = _target_of(target_type, latest)
         if target is not None:
             hooks.append(HookAddress(target_type, target, int(row["hook_id"])))
     return hooks
@@ -133,7 +134,7 @@ def _target_of(target_type: str, delivery: WebhookDelivery) -> str | None:
         return ""
     if target_type == "repository":
         return delivery.repository_full_name or None
-    try:  # an organization's hook: the payload names the organization
+    try:  # an organization's hook: the payload names the organization (the body read only here)
         payload = json.loads(bytes(delivery.raw_body))
         login = (payload.get("organization") or {}).get("login")
     except (ValueError, AttributeError):

@@ -216,12 +216,16 @@ def _link_new(source: Path, target: Path) -> bool:
 
 def spool_put(*, delivery: SpooledDelivery) -> bool:
     """Keep a delivery durably (fsynced file and directory); False if it was spooled already."""
-    ready = _directory("ready")
+    try:
+        ready, temporaries = _directory("ready"), _directory("tmp")
+        held = spool_stats().bytes
+    except OSError as exc:  # no spool directory to write in (permissions, read-only disk)
+        logger.error("webhook spool %s unusable: %s", settings.WEBHOOK_SPOOL_DIR, exc)
+        raise SpoolUnavailable(str(exc)) from exc
     target = ready / file_name(delivery.delivery_id)
     if target.exists():
         return False
     data = _encode(delivery)
-    held = spool_stats().bytes
     if held + len(data) > settings.WEBHOOK_SPOOL_MAX_BYTES:
         logger.error(
             "webhook spool full (%d bytes held, WEBHOOK_SPOOL_MAX_BYTES %d): delivery %s refused "
@@ -231,7 +235,7 @@ def spool_put(*, delivery: SpooledDelivery) -> bool:
             delivery.delivery_id,
         )
         raise SpoolFull(f"the spool holds {held} bytes")
-    temporary = _directory("tmp") / f"{target.name}.{uuid.uuid4().hex}"
+    temporary = temporaries / f"{target.name}.{uuid.uuid4().hex}"
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
