@@ -7,6 +7,7 @@ Two deployments share this one code path:
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "csp",
+    "axes",
     "classifiers",
     "triage",
     "kernels_ci",
@@ -82,6 +84,7 @@ MIDDLEWARE = [
     "triage.access.UserTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # a locked-out sign-in gets the lockout page (429)
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -128,6 +131,28 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The issue list's covering index (INCLUDE) is a Postgres optimisation: SQLite builds it as a
 # plain index, which is all it needs, so its warning is noise on every demo command.
 SILENCED_SYSTEM_CHECKS = ["models.W047", "models.W040"]
+
+# --- Sign-in protection: django-axes locks an account out from an address after repeated failed
+# sign-ins (the login page and the admin); the API throttles wrong tokens and busy clients. ------
+# Behind N reverse proxies that append to X-Forwarded-For, set TRUSTED_PROXY_COUNT=N so that the
+# lockout and the throttles see the client's address (config/client_ip.py), not the proxy's.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: a locked-out sign-in never reaches a password
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+# by the pair (account, address): a stranger's wrong passwords cannot lock a maintainer out
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# 0: locked until an admin unlocks (Admin -> Axes -> Access attempts, or axes_reset_username)
+LOGIN_LOCKOUT_MINUTES = int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "30"))
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES) if LOGIN_LOCKOUT_MINUTES else None
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
+AXES_HTTP_RESPONSE_CODE = 429
+API_TOKEN_FAILURE_LIMIT = int(os.environ.get("API_TOKEN_FAILURE_LIMIT", "20"))
+API_TOKEN_FAILURE_WINDOW_S = int(os.environ.get("API_TOKEN_FAILURE_WINDOW_S", "900"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -434,13 +459,17 @@ CLASSIFIER_WRITEBACK_MIN_CONFIDENCE = float(
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "config.api_authentication.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     # Reads need the viewer role (the view permission on issues); actions name their own.
     "DEFAULT_PERMISSION_CLASSES": ["triage.permissions.CanView"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
+    # per client: a CI system polling readiness, a script reading the queue (429 past it)
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"user": os.environ.get("API_RATE_LIMIT", "1200/minute")},
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT or None,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # The browsable API allows its own style attributes (config/browsable_api.py).
     "DEFAULT_RENDERER_CLASSES": [
@@ -495,5 +524,7 @@ LOGGING = {
         "tweepy": {"level": _client_log_level("INFO"), "filters": ["redact_secrets"]},
         "tweepy.client": {"level": _client_log_level("INFO"), "filters": ["redact_secrets"]},
         "urllib3": {"level": _client_log_level("WARNING"), "filters": ["redact_secrets"]},
+        # lockouts and repeated failures are warnings; its INFO lines are every failed sign-in
+        "axes": {"level": _client_log_level("WARNING")},
     },
 }
