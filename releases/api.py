@@ -116,7 +116,11 @@ class ReadinessView(APIView):
             raise ValidationError(query.errors)
         series = selectors.series_get(query.validated_data.get("series", ""))
         as_of = query.validated_data.get("as_of") or selectors.today_in(series, timezone.now())
-        return Response(readiness_build(series=series, version=version, as_of=as_of))
+        try:
+            report = readiness_build(series=series, version=version, as_of=as_of)
+        except calendar.CalendarError as exc:  # a date the calendar cannot reach
+            raise ValidationError({"as_of": [str(exc)]}) from exc
+        return Response(report)
 
 
 # --- the release manager's actions (POST; token or session; permission-checked) --------------

@@ -54,7 +54,10 @@ def time_zone_get(name: str) -> tzinfo:
 def end_of_day(day: date, time_zone: str) -> datetime:
     """The instant (in UTC) at which `day` ends in `time_zone`: the deadline of that day."""
     tz = time_zone_get(time_zone)
-    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
+    try:
+        return datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
+    except OverflowError as exc:  # 9999-12-31 ends past the last day Python's dates know
+        raise CalendarError(f"{day.isoformat()} is past the last day of the calendar") from exc
 
 
 def day_in(instant: datetime, time_zone: str) -> date:
@@ -162,7 +165,10 @@ def iter_trains(spec: SeriesSpec) -> Iterator[Train]:
     overrides = {o.slot: o for o in spec.overrides}
     major, minor = parse_version(spec.epoch_version)
     for n in range(MAX_SLOTS):
-        slot = spec.epoch_date + timedelta(days=n * spec.cadence_days)
+        try:
+            slot = spec.epoch_date + timedelta(days=n * spec.cadence_days)
+        except OverflowError:
+            return  # the calendar ends (year 9999) before MAX_SLOTS trains
         override = overrides.get(slot) or Override(slot=slot)
         if override.skip:
             continue
@@ -170,18 +176,23 @@ def iter_trains(spec: SeriesSpec) -> Iterator[Train]:
             major, minor = parse_version(override.version)
         release = override.release or slot
         version = format_version((major, minor))
-        yield Train(
-            series=spec.name,
-            version=version,
-            label=version + spec.version_suffix,
-            slot=slot,
-            branch_cut=override.branch_cut or release - timedelta(days=spec.branch_cut_days),
-            code_freeze=override.code_freeze or release - timedelta(days=spec.code_freeze_days),
-            rc=override.rc or release - timedelta(days=spec.rc_days),
-            release=release,
-            time_zone=spec.time_zone,
-            note=override.note,
-        )
+        try:
+            train = Train(
+                series=spec.name,
+                version=version,
+                label=version + spec.version_suffix,
+                slot=slot,
+                branch_cut=override.branch_cut or release - timedelta(days=spec.branch_cut_days),
+                code_freeze=override.code_freeze or release - timedelta(days=spec.code_freeze_days),
+                rc=override.rc or release - timedelta(days=spec.rc_days),
+                release=release,
+                time_zone=spec.time_zone,
+                note=override.note,
+            )
+            train.release_at  # noqa: B018 - a train whose day cannot end is past the calendar
+        except (OverflowError, CalendarError):
+            return
+        yield train
         minor += 1
 
 
