@@ -97,9 +97,7 @@ def api(address: str, key: str) -> APIClient:
     return client
 
 
-def test_wrong_api_tokens_from_one_address_are_refused_for_a_while_a_right_one_too(
-    user, settings
-):
+def test_wrong_api_tokens_from_one_address_are_refused_for_a_while_a_right_one_too(user, settings):
     token = Token.objects.create(user=user)
     wrong = [
         api(ATTACKER, f"{n:040x}").get("/api/issues/").status_code

@@ -43,9 +43,7 @@ def test_no_module_of_ours_matches_with_a_backtracking_engine():
                 names = [node.module.split(".")[0]]
             offenders += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names]
     offenders = [o for o in offenders if o.rsplit(" ", 1)[1] in BACKTRACKING]
-    assert offenders == [], "match through config.linear_re (RE2) instead:\n" + "\n".join(
-        offenders
-    )
+    assert offenders == [], "match through config.linear_re (RE2) instead:\n" + "\n".join(offenders)
 
 
 # --- fences as CommonMark (and GitHub) read them ----------------------------------------------
@@ -160,7 +158,9 @@ def test_a_body_past_the_size_budget_is_too_large_to_extract():
 
 def test_past_its_time_budget_extraction_stops_and_says_where():
     found = extract(title="t", body="```python\nimport triton\n```\n", time_budget_s=-1)
-    assert found.problem == "too large to extract: its time budget (-1 s) ran out at the code blocks"
+    assert found.problem == (
+        "too large to extract: its time budget (-1 s) ran out at the code blocks"
+    )
 
 
 def test_only_the_first_blocks_are_read_and_the_choice_says_so():
