@@ -27,7 +27,9 @@ from triage.safe_links import safe_link_url
 
 logger = logging.getLogger(__name__)
 
-MAX_MARKDOWN_CHARS = 256 * 1024
+# GitHub's own cap on a body or a comment: only forged or foreign text is longer, and rendering
+# is linear but slow (about 0.5 s for the worst 65,536 characters, benchmarks/untrusted_text.py).
+MAX_MARKDOWN_CHARS = 65_536
 MAX_RAW_HTML_TAGS = 2000
 TRUNCATION_NOTE = "\n\n*[Text truncated: only the first {limit:,} characters are shown.]*\n"
 
