@@ -53,3 +53,39 @@ def test_an_older_snapshot_never_overwrites_a_newer_one_even_with_other_reaction
     result = ingest.issues_upsert(repository=repository, items=[stale], from_webhook=True)
     assert result.unchanged == 1
     assert Issue.objects.get(number=7).title == "newer"
+
+
+def test_only_http_urls_are_stored_for_issues_comments_and_people(make):
+    repository = make.repository()
+    hostile = {
+        "html_url": "javascript:alert(document.cookie)",
+        "user": {
+            "id": 2,
+            "login": "mallory",
+            "html_url": "data:text/html,<script>alert(1)</script>",
+            "avatar_url": "//evil.example/a.png",
+        },
+    }
+    ingest.issues_upsert(repository=repository, items=[item(**hostile)])
+    ingest.comments_upsert(
+        repository=repository,
+        issue_number=7,
+        items=[
+            {
+                "id": 9009,
+                "body": "same",
+                "created_at": "2026-01-02T00:00:00Z",
+                "updated_at": "2026-01-02T00:00:00Z",
+                "html_url": "vbscript:msgbox(1)",
+                "user": {"id": 3, "login": "eve"},
+            }
+        ],
+    )
+    issue = Issue.objects.select_related("author").get(number=7)
+    assert issue.html_url == "" and issue.author.html_url == "" and issue.author.avatar_url == ""
+    assert issue.comments.get().html_url == ""
+    ingest.issues_upsert(
+        repository=repository,
+        items=[item(html_url="https://github.com/o/r/issues/7", updated_at="2026-01-03T00:00:00Z")],
+    )
+    assert Issue.objects.get(number=7).html_url == "https://github.com/o/r/issues/7"

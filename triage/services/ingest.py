@@ -19,6 +19,7 @@ from django.utils import timezone
 from config import linear_re
 from triage import pipeline
 from triage.models import Comment, Issue, Label, Person, Repository
+from triage.safe_links import is_external, safe_link_url
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,13 @@ def storable_text(value: str) -> str:
 
 def _text(value) -> str:
     return storable_text(value) if isinstance(value, str) else ""
+
+
+def _web_url(value) -> str:
+    """An http(s) URL as GitHub sends them (html_url, avatar_url), else "": a delivery's
+    "javascript:..." is never stored, so neither a page nor an API client ever gets it."""
+    url = _text(value)[:500]
+    return url if is_external(safe_link_url(url)) else ""
 
 
 REACTION_CONTENTS = ("+1", "-1", "laugh", "hooray", "confused", "heart", "rocket", "eyes")
@@ -122,8 +130,8 @@ def persons_upsert(*, users: Iterable[dict | None]) -> dict[int, int]:
             Person(
                 github_id=github_id,
                 login=user["login"],
-                avatar_url=_text(user.get("avatar_url"))[:500],
-                html_url=_text(user.get("html_url"))[:500],
+                avatar_url=_web_url(user.get("avatar_url")),
+                html_url=_web_url(user.get("html_url")),
                 type=_text(user.get("type")) or "User",
                 site_admin=bool(user.get("site_admin")),
             )
@@ -392,7 +400,7 @@ def issues_upsert(
             comments_count=int(item.get("comments") or 0),
             reactions_total=reactions[0],
             reactions=reactions[1],
-            html_url=_text(item.get("html_url"))[:500],
+            html_url=_web_url(item.get("html_url")),
             created_at=parse_timestamp(item.get("created_at")) or updated_at,
             updated_at=updated_at,
             closed_at=parse_timestamp(item.get("closed_at")),
@@ -477,7 +485,7 @@ def pulls_upsert(
             state=item.get("state") or Issue.State.OPEN,
             locked=bool(item.get("locked")),
             author_association=_text(item.get("author_association"))[:32],
-            html_url=_text(item.get("html_url"))[:500],
+            html_url=_web_url(item.get("html_url")),
             created_at=parse_timestamp(item.get("created_at")) or updated_at,
             updated_at=updated_at,
             closed_at=parse_timestamp(item.get("closed_at")),
@@ -601,7 +609,7 @@ def comments_upsert(
             node_id=_text(item.get("node_id"))[:100],
             author_association=_text(item.get("author_association"))[:32],
             body=_text(item.get("body")),
-            html_url=_text(item.get("html_url"))[:500],
+            html_url=_web_url(item.get("html_url")),
             created_at=parse_timestamp(item.get("created_at")) or updated_at,
             updated_at=updated_at,
             deleted_at=None,
