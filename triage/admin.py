@@ -19,6 +19,7 @@ from triage.models import (
     Spike,
     SyncState,
     WebhookDelivery,
+    WebhookRedelivery,
     XAuthor,
 )
 from triage.selectors import FULL_NAME_RE
@@ -181,7 +182,23 @@ class WebhookDeliveryAdmin(TriageAdmin):
             if len(raw) > RAW_BODY_SHOWN_BYTES
             else f"{len(raw):,} bytes."
         )
-        return format_html('<p>{}</p><pre style="white-space: pre-wrap">{}</pre>', note, text)
+        return format_html("<p>{}</p><pre>{}</pre>", note, text)  # no style: the CSP forbids it
+
+
+@admin.register(WebhookRedelivery)
+class WebhookRedeliveryAdmin(TriageAdmin):
+    """What the redelivery job asked GitHub for: one row per failed delivery guid."""
+
+    list_display = ["guid", "event", "action", "hook_target", "outcome", "requested_at"]
+    list_filter = ["outcome", "hook_target_type", "event"]
+    search_fields = ["guid", "hook_target", "failure", "error"]
+    date_hierarchy = "requested_at"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(LabelWriteback)

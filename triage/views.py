@@ -9,6 +9,7 @@ from django.views.decorators.http import require_safe
 
 from triage import selectors
 from triage.panels import issue_panels, page_panels
+from triage.services import webhook_spool
 
 ISSUES_PER_PAGE = 50
 KIND_TO_IS_PULL_REQUEST = {"issue": False, "pr": True, "all": None}
@@ -51,6 +52,14 @@ class IssueFilterForm(forms.Form):
         }
 
 
+def _spool_stats():
+    """This web host's webhook spool (deliveries the database could not take), or None."""
+    try:
+        return webhook_spool.spool_stats()
+    except OSError:
+        return None
+
+
 @login_required
 @require_safe
 def home(request):
@@ -58,6 +67,7 @@ def home(request):
         "panels": page_panels("HOME_PANELS", request=request),
         "overviews": selectors.repository_overviews(),
         "deliveries": selectors.webhook_delivery_summary(),
+        "spool": _spool_stats(),
         "configured_repos": settings.GITHUB_REPOS,
     }
     return render(request, "triage/home.html", context)

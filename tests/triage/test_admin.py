@@ -4,9 +4,18 @@ import pytest
 from django.urls import reverse
 from django_celery_beat.models import PeriodicTask
 
-from triage.models import Repository
+from triage.models import Repository, WebhookRedelivery
 
-MODELS = ["repository", "person", "label", "issue", "comment", "syncstate", "webhookdelivery"]
+MODELS = [
+    "repository",
+    "person",
+    "label",
+    "issue",
+    "comment",
+    "syncstate",
+    "webhookdelivery",
+    "webhookredelivery",
+]
 
 
 @pytest.fixture
@@ -14,6 +23,15 @@ def rows(make):
     issue = make.issue(number=1, labels=["bug"])
     make.comment(issue)
     make.sync_state(issue.repository, last_error="boom")
+    WebhookRedelivery.objects.create(
+        guid="0f3c-bug",
+        hook_id="12",
+        hook_target_type="repository",
+        hook_target=issue.repository.full_name,
+        github_delivery_id=99,
+        event="issues",
+        failure="502 Bad Gateway",
+    )
     return {"issue": issue, "delivery": make.delivery(body=b'{"action": "opened", "x": "<b>"}')}
 
 

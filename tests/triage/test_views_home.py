@@ -137,3 +137,16 @@ def test_it_charts_issues_opened_and_closed_per_week(logged_in_client, make):
     assert sum(opened) == 2 and sum(closed) == 1
     assert opened[-1] + opened[-2] == 2
     assert 'data-chart="chart-activity"' in response.content.decode()
+
+
+def test_it_says_when_deliveries_wait_in_this_hosts_spool(logged_in_client, settings, tmp_path):
+    from triage.services.webhook_spool import SpooledDelivery, spool_put
+
+    settings.WEBHOOK_SPOOL_DIR = tmp_path / "spool"
+    page = logged_in_client.get(reverse("home")).content.decode()
+    assert "spool" not in page
+    spool_put(delivery=SpooledDelivery(delivery_id="d-1", event="issues", body=b"{}"))
+    (tmp_path / "spool" / "quarantine" / "d-0.delivery").write_bytes(b"truncated")
+    page = logged_in_client.get(reverse("home")).content.decode()
+    assert "1 delivery (284\xa0bytes) waits in this web host's spool" in page
+    assert "1 spooled delivery could not be read back" in page
