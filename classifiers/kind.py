@@ -7,6 +7,7 @@ LABELS = ("bug", "feature", "question", "docs", "performance")
 
 class KindClassifier(TextClassifier):
     name = "kind"
+    labels = LABELS
     input = "issue"
     description = "bug / feature / question / docs / performance"
     embedding_weight = 1.0  # with the embeddings extra switched on (CLASSIFIER_EMBEDDINGS)

@@ -1,33 +1,138 @@
-"""Model names to classes. One module per model; add a model here and nowhere else."""
+"""The classifier registry: the one place that knows each model's facts.
+
+A model is a module of its own (classifiers/kind.py ...) holding its class; its line in ENTRIES
+says what the rest of the service needs to know of it, and triage and releases ask here:
+
+- `labels`: its classes (empty: they come from the training data, as component's do);
+- `predicts`: "issue" (every issue gets one, classified in one batch with the others),
+  "similar" (the duplicates index: the most similar issues), "text" (comments and posts);
+- `correction`: how a triager corrects it on an issue: "choice" (one of its labels), "name"
+  (a short name: component), "reference" (OWNER/NAME#N of an issue: duplicates), "" (never);
+- `trained_from_database`: the weekly retraining trains it from the database;
+- `page`: it has a row on the issue page's classification panel and a column in the triage
+  queue, `queue_key` being the key that accepts it there;
+- `triaged`: while its prediction needs triage, releases count the issue as untriaged;
+- `writes_labels`: its class can be written back to GitHub as a repository label;
+- its weak labeller: a model whose class defines `weak_label(title, body)` labels the issues it
+  trains on by its own rules; kind and component read theirs from repository labels (triage's
+  label maps).
+
+A new model is a model file, a line in ENTRIES and its tests.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from classifiers.component import ComponentClassifier
 from classifiers.duplicates import DuplicateIndex
 from classifiers.kind import KindClassifier
 from classifiers.sentiment import SentimentClassifier
 from classifiers.severity import SeverityClassifier
+from config import linear_re
 
-MODELS: dict[str, type] = {
-    cls.name: cls
-    for cls in (
-        KindClassifier,
-        ComponentClassifier,
-        SeverityClassifier,
-        SentimentClassifier,
-        DuplicateIndex,
-    )
-}
+COMPONENT_NAME = linear_re.compile(r"[\w .+/-]{1,100}")
+REFERENCE = linear_re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d{1,9})$")
 
 
 class UnknownModel(LookupError):
     pass
 
 
-def model_class(name: str) -> type:
+class InvalidLabel(ValueError):
+    """A triager's label that the model does not take (the message says what it takes)."""
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    cls: type
+    predicts: str = "issue"
+    correction: str = ""
+    trained_from_database: bool = True
+    page: bool = False
+    queue_key: str = ""
+    triaged: bool = False
+    writes_labels: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.cls.name
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(getattr(self.cls, "labels", ()))
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """What a triager picks from ("" for a free name or a reference)."""
+        return self.labels if self.correction == "choice" else ()
+
+
+ENTRIES: dict[str, ModelEntry] = {
+    entry.name: entry
+    for entry in (
+        ModelEntry(
+            KindClassifier,
+            correction="choice",
+            page=True,
+            queue_key="a",
+            triaged=True,
+            writes_labels=True,
+        ),
+        ModelEntry(
+            ComponentClassifier,
+            correction="name",
+            page=True,
+            queue_key="m",
+            triaged=True,
+            writes_labels=True,
+        ),
+        ModelEntry(SeverityClassifier, correction="choice", page=True, queue_key="v", triaged=True),
+        ModelEntry(DuplicateIndex, predicts="similar", correction="reference"),
+        ModelEntry(SentimentClassifier, predicts="text"),
+    )
+}
+MODELS: dict[str, type] = {name: entry.cls for name, entry in ENTRIES.items()}
+
+
+def entry(name: str) -> ModelEntry:
     try:
-        return MODELS[name]
+        return ENTRIES[name]
     except KeyError:
         raise UnknownModel(
             f"unknown model {name!r}; choose one of: {', '.join(sorted(MODELS))}"
         ) from None
+
+
+def model_class(name: str) -> type:
+    return entry(name).cls
+
+
+def names(**facts) -> tuple[str, ...]:
+    """The models whose entries have these facts, in ENTRIES order: names(page=True)."""
+    return tuple(
+        name
+        for name, found in ENTRIES.items()
+        if all(getattr(found, fact) == value for fact, value in facts.items())
+    )
+
+
+def label_validate(name: str, label: str) -> str:
+    """The label a triager's decision stores, or InvalidLabel saying what the model takes.
+
+    A reference is checked for its shape only: whether that issue exists is triage's to say."""
+    found = ENTRIES.get(name)
+    label = (label or "").strip()
+    if found is None or not found.correction:
+        raise InvalidLabel(f"{name!r} predictions cannot be corrected")
+    if not label:
+        raise InvalidLabel("choose a label")
+    if found.correction == "choice" and label not in found.labels:
+        raise InvalidLabel(f"{name} is one of {', '.join(found.labels)}")
+    if found.correction == "name":
+        label = label.lower()
+        if not COMPONENT_NAME.fullmatch(label):
+            raise InvalidLabel("a component is a short name (letters, digits, . + / - _)")
+    if found.correction == "reference" and not REFERENCE.match(label):
+        raise InvalidLabel("name an existing issue as OWNER/NAME#NUMBER")
+    return label

@@ -73,9 +73,14 @@ def severity_signal(text: str) -> tuple[str, str]:
 
 class SeverityClassifier(TextClassifier):
     name = "severity"
+    labels = LABELS
     input = "issue"
     description = "critical / high / medium / low (rules give weak labels, corrections outrank)"
     target_precision = 0.85
+
+    @staticmethod
+    def weak_label(title: str, body: str) -> str:
+        return severity_signal(f"{title}\n{body}")[1]
 
     def predict(self, texts, *, with_evidence=True):
         predictions = super().predict(texts, with_evidence=with_evidence)

@@ -137,6 +137,7 @@ class TextClassifier:
     """Base of the text models. Subclasses set the class attributes and may override features."""
 
     name: ClassVar[str] = ""
+    labels: ClassVar[tuple[str, ...]] = ()  # its classes; empty: from the training data
     input: ClassVar[str] = "issue"  # "issue": (title, body) rows; "text": one text per row
     description: ClassVar[str] = ""
     target_precision: ClassVar[float] = 0.90

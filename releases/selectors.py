@@ -9,6 +9,7 @@ from datetime import date, datetime
 from django.db.models import Q
 from django.http import Http404
 
+from classifiers import registry
 from config import linear_re
 from releases import calendar
 from releases.labels import architectures, component_from_labels, kinds_of, label_sets
@@ -71,8 +72,8 @@ def _names(issue) -> list[str]:
     return [label.name for label in issue.labels.all()]
 
 
-FACT_MODELS = ("kind", "severity", "component", "environment")
-TRIAGE_MODELS = ("kind", "severity", "component")
+TRIAGE_MODELS = registry.names(triaged=True)  # while one needs triage, the issue is untriaged
+FACT_MODELS = (*TRIAGE_MODELS, "environment")  # "environment": the extraction rules' facts
 
 
 def predictions_for(issue_ids: list[int]) -> dict[int, dict]:

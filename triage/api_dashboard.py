@@ -9,7 +9,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from classifiers.severity import LABELS as SEVERITY_LABELS
+from classifiers import registry
 from triage import selectors, selectors_home, selectors_social
 from triage.api import IssueSerializer, PredictionSerializer, PrioritySerializer
 from triage.permissions import TRIAGE, HasPermission
@@ -21,7 +21,7 @@ class QueueQuerySerializer(serializers.Serializer):
     component = serializers.CharField(required=False, max_length=100)
     architecture = serializers.RegexField(r"^gfx[0-9a-f]{3,5}$", required=False, max_length=10)
     kind = serializers.ChoiceField(choices=selectors.QUEUE_KINDS, required=False)
-    severity = serializers.ChoiceField(choices=SEVERITY_LABELS, required=False)
+    severity = serializers.ChoiceField(choices=registry.entry("severity").labels, required=False)
     needs_triage = serializers.BooleanField(required=False, default=False)
     has_repro = serializers.BooleanField(required=False, default=False)
     q = serializers.CharField(required=False, max_length=200)
@@ -62,7 +62,7 @@ class DecisionSerializer(serializers.Serializer):
 
 class PredictionDecideView(APIView):
     """POST /api/issues/OWNER/NAME/NUMBER/predictions/MODEL/: accept or correct a prediction
-    (kind, component, severity, duplicates) or override the priority ("priority")."""
+    (the models the registry says triagers correct) or override the priority ("priority")."""
 
     permission_classes = [HasPermission.of(TRIAGE)]
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from classifiers.kind import LABELS as KIND_LABELS
-from classifiers.severity import LABELS as SEVERITY_LABELS
+from classifiers import registry
 from triage import selectors
 from triage.panels import Panel
-
-SHOWN = ("kind", "component", "severity")
 
 
 def classification_panel(*, issue, request) -> Panel | None:
@@ -16,7 +13,7 @@ def classification_panel(*, issue, request) -> Panel | None:
     data = selectors.issue_predictions(issue=issue)
     predictions = data["predictions"]
     rows = []
-    for name in SHOWN:
+    for name in registry.names(page=True):
         prediction = predictions.get(name)
         evidence = (
             prediction.evidence if prediction and isinstance(prediction.evidence, dict) else {}
@@ -28,7 +25,7 @@ def classification_panel(*, issue, request) -> Panel | None:
                 "terms": [e for e in evidence.get("terms", []) if "term" in e],
                 "rules": [e for e in evidence.get("terms", []) if "rule" in e],
                 "decided_by": evidence.get("decided_by", ""),
-                "choices": {"kind": KIND_LABELS, "severity": SEVERITY_LABELS}.get(name, ()),
+                "choices": registry.entry(name).choices,
             }
         )
     environment = predictions.get("environment")

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from classifiers import registry
 from config import linear_re
 from triage.models import (
     Comment,
@@ -170,7 +171,7 @@ def repository_full_names() -> list[str]:
 
 # --- triage queue and predictions (issue 3) --------------------------------------------------
 
-QUEUE_KINDS = ("bug", "feature", "question", "docs", "performance")
+QUEUE_KINDS = registry.entry("kind").labels
 
 
 MINUS_RUN_RE = linear_re.compile(r"-+")

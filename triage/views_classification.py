@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.module_loading import import_string
 from django.views.decorators.http import require_POST, require_safe
 
-from classifiers.severity import LABELS as SEVERITY_LABELS
+from classifiers import registry
 from config import linear_re
 from triage import selectors
 from triage.panels_classification import classification_panel
@@ -24,6 +24,13 @@ from triage.services import classification, priority, saved_views
 
 PLACEHOLDERS = linear_re.compile("OWNER|NAME|999999999|MODEL")
 QUEUE_PER_PAGE = 25  # each row carries its actions: a page a triager works through
+SEVERITY_LABELS = registry.entry("severity").labels
+
+
+def queue_columns() -> list[dict]:
+    """The queue's prediction columns: the models the registry shows on the page."""
+    entries = [registry.entry(name) for name in registry.names(page=True)]
+    return [{"name": e.name, "key": e.queue_key, "choices": e.choices} for e in entries]
 
 
 class QueueFilterForm(forms.Form):
@@ -77,8 +84,7 @@ def triage_queue(request):
         "page": page,
         "rows": rows,
         "choices": selectors.triage_filter_choices(),
-        "kinds": selectors.QUEUE_KINDS,
-        "severities": SEVERITY_LABELS,
+        "columns": queue_columns(),
         "saved_views": selectors.saved_views(user=request.user, page="triage-queue"),
         "saved_view_form": SavedViewForm(),
         "query": _queue_query(request),
@@ -93,6 +99,7 @@ def queue_rows(issues: list, *, request) -> list[dict]:
     # One reverse() per page, not five per row: the row's URLs differ only in their parts.
     decide = reverse("prediction-decide", args=["OWNER", "NAME", 999999999, "MODEL"])
     detail = reverse("issue-detail", args=["OWNER", "NAME", 999999999])
+    columns = queue_columns()
     rows = []
     for issue in issues:
         repo, number = issue.repository, str(issue.number)
@@ -108,13 +115,15 @@ def queue_rows(issues: list, *, request) -> list[dict]:
             {
                 "issue": issue,
                 "predicted": predicted,
+                "predictions": [
+                    dict(column, prediction=predicted.get(column["name"]))
+                    | {"url": url_of(decide, column["name"])}
+                    for column in columns
+                ],
                 "duplicate": candidates[0] if candidates else None,
                 "cells": [cells.get(issue.id) for cells in extras],
                 "url": url_of(detail),
-                "decide": {
-                    m: url_of(decide, m)
-                    for m in ("kind", "component", "severity", "priority", "duplicates")
-                },
+                "decide": {m: url_of(decide, m) for m in ("priority", "duplicates")},
             }
         )
     return rows
@@ -135,7 +144,7 @@ def queue_row_response(request, issue):
     return render(
         request,
         "triage/_queue_row.html",
-        {"row": row, "kinds": selectors.QUEUE_KINDS, "severities": SEVERITY_LABELS},
+        {"row": row},
     )
 
 

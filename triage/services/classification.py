@@ -20,25 +20,20 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from classifiers import artifacts, datasets, training
+from classifiers import artifacts, datasets, registry, training
 from classifiers.extraction import environment_extract
 from classifiers.features import body_clean, issue_text
-from classifiers.kind import LABELS as KIND_LABELS
-from classifiers.severity import LABELS as SEVERITY_LABELS
 from classifiers.text_classifier import TrainingDataError
-from config import linear_re
 from triage.models import Comment, Issue, IssuePrediction, Post, PredictionCorrection
 from triage.services import priority, training_data
 
 logger = logging.getLogger(__name__)
 
-ISSUE_MODELS = ("kind", "component", "severity")
+ISSUE_MODELS = registry.names(predicts="issue")
 # sentiment: its base CSV (settings.CLASSIFIER_SENTIMENT_CSV) and the triagers' corrections
-TRAINED_FROM_DATABASE = ("kind", "component", "severity", "duplicates", "sentiment")
-CORRECTABLE = ("kind", "component", "severity", "duplicates")
+TRAINED_FROM_DATABASE = registry.names(trained_from_database=True)
 DUPLICATE_CANDIDATES = 5
 MAX_FRESH_CANDIDATES = 5000
-REFERENCE = linear_re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d{1,9})$")
 CLASSIFY_CHUNK = 500  # issues per classify task after a retraining (and per demo batch)
 COMMENT_BATCH = 500  # comments per sentiment prediction
 POST_CHUNK = 500
@@ -213,27 +208,16 @@ def _duplicate_rows(index, issues, texts, decided) -> list[IssuePrediction]:
 
 
 def _valid_label(model_name: str, label: str) -> str:
-    label = (label or "").strip()
-    if model_name not in CORRECTABLE:
-        raise CorrectionError(f"{model_name!r} predictions cannot be corrected")
-    if not label:
-        raise CorrectionError("choose a label")
-    if model_name == "kind" and label not in KIND_LABELS:
-        raise CorrectionError(f"kind is one of {', '.join(KIND_LABELS)}")
-    if model_name == "severity" and label not in SEVERITY_LABELS:
-        raise CorrectionError(f"severity is one of {', '.join(SEVERITY_LABELS)}")
-    if model_name == "component":
-        label = label.lower()
-        if len(label) > 100 or not linear_re.fullmatch(r"[\w .+/-]+", label):
-            raise CorrectionError("a component is a short name (letters, digits, . + / - _)")
-    if model_name == "duplicates":
-        match = REFERENCE.match(label)
-        if (
-            not match
-            or not Issue.objects.filter(
-                repository__full_name__iexact=match.group(1), number=int(match.group(2))
-            ).exists()
-        ):
+    """The registry says what a model takes; an issue named as a reference must exist."""
+    try:
+        label = registry.label_validate(model_name, label)
+    except registry.InvalidLabel as exc:
+        raise CorrectionError(str(exc)) from None
+    if registry.entry(model_name).correction == "reference":
+        owner_name, number = registry.REFERENCE.match(label).groups()
+        if not Issue.objects.filter(
+            repository__full_name__iexact=owner_name, number=int(number)
+        ).exists():
             raise CorrectionError("name an existing issue as OWNER/NAME#NUMBER")
     return label
 
@@ -311,7 +295,7 @@ def reclassify_after_training(*, activated) -> dict[str, int]:
     the open issues; sentiment or duplicates → the posts of the last REUNDERSTAND_POSTS_DAYS."""
     activated = set(activated)
     enqueued: dict[str, int] = {}
-    if activated & {*ISSUE_MODELS, "duplicates"}:
+    if activated & {*ISSUE_MODELS, *registry.names(predicts="similar")}:
         enqueued["issues"] = priority.chunks_enqueue(
             task_name=CLASSIFY_TASK, chunks=priority.open_issue_id_chunks(size=CLASSIFY_CHUNK)
         )

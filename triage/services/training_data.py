@@ -24,7 +24,6 @@ from django.db.models import Prefetch
 from classifiers import datasets
 from classifiers.extraction import form_sections, issue_form_sections
 from classifiers.registry import model_class
-from classifiers.severity import severity_signal
 from classifiers.text_classifier import TrainingDataError
 from config import linear_re
 from triage.models import Issue, Label, Post, PredictionCorrection, SentimentCorrection
@@ -166,11 +165,6 @@ def component_weak_label(issue: Issue, maps: dict) -> tuple[str, str]:
     return "", ""
 
 
-def severity_weak_label(issue: Issue, maps: dict) -> tuple[str, str]:
-    _, severity = severity_signal(f"{issue.title}\n{issue.body}")
-    return severity, SOURCE_RULE
-
-
 def _label_word_prefix(maps: dict) -> linear_re.Pattern:
     """Label words opening a title ("Feature request:", "Docs -", "Question:"): the words of
     the title-prefix map without their brackets."""
@@ -214,8 +208,16 @@ def _without_sections(body: str, heading: str) -> str:
 WEAK_LABELLERS = {
     "kind": kind_weak_label,
     "component": component_weak_label,
-    "severity": severity_weak_label,
 }
+
+
+def rule_weak_labeller(cls):
+    """The weak labeller of a model with rules of its own (`weak_label(title, body)` on its
+    class, classifiers.registry), or None."""
+    rules = getattr(cls, "weak_label", None)
+    if rules is None:
+        return None
+    return lambda issue, maps: (rules(issue.title or "", issue.body or ""), SOURCE_RULE)
 
 
 @dataclass
@@ -299,7 +301,7 @@ def training_set(*, model_name: str) -> TrainingSet:
             result.issue_ids.append(issue.id)
         result.sources["issues"] = len(result.texts)
         return result
-    labeller = WEAK_LABELLERS.get(model_name)
+    labeller = WEAK_LABELLERS.get(model_name) or rule_weak_labeller(cls)
     if labeller is None:
         raise ValueError(f"{model_name} has no training data in the database; use --csv")
     maps = label_maps()

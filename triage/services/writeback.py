@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Prefetch
 
-from classifiers.kind import LABELS as KIND_LABELS
+from classifiers import registry
 from triage.models import (
     Issue,
     IssuePrediction,
@@ -42,7 +42,7 @@ from triage.sources.github import GitHubError, GitHubSource, RateLimited
 
 logger = logging.getLogger(__name__)
 
-WRITEBACK_MODELS = ("kind", "component")
+WRITEBACK_MODELS = registry.names(writes_labels=True)
 Status = LabelWriteback.Status
 
 
@@ -95,7 +95,7 @@ def _class_of_label(model_name: str, label: Label, maps: dict, repository: Repos
     """The class of `model_name` that a repository label stands for ("" when none)."""
     if model_name == "kind":
         mapped = _mapping(maps, "kind", repository).get(label.name_key)
-        return mapped or (label.name_key if label.name_key in KIND_LABELS else "")
+        return mapped or (label.name_key if label.name_key in registry.entry("kind").labels else "")
     project = training_data.PROJECT_LABEL.match(label.name)
     if project:
         return project.group(1).strip().lower()
