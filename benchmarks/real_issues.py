@@ -1,0 +1,575 @@
+"""Judgements on real issues: each labelled issue through the real path, scored per field.
+
+    python benchmarks/real_issues.py --data /work/local-data/rocm_issues.jsonl [--json]
+        [--database sqlite | postgres://postgres@127.0.0.1:5432/bench_real_issues]
+        [--install demo | empty]
+
+The data is JSON lines, one issue each (kept outside the repository: the texts are third
+parties'): `repository` ("OWNER/NAME"), `number`, `title`, `text` (the body), `labels`, `author`,
+optional `comments` ([{"author", "association", "body"}]), and `gold` with `kind`, `symptom`,
+`severity`, `gfx_targets`, `rocm_version` and `component`.
+
+What runs is what a new user runs: a scratch database, migrated (benchmarks/harness.py; SQLite by
+default), the service's own settings (DEBUG off, no REDIS_URL, so every task runs in-process as
+in `make demo`), and with `--install demo` (the default) `load_demo`, which trains the models as a
+fresh demo install does (the demo's weak labels: demo_train_and_classify); `--install empty`
+trains nothing, so only the rules speak. A demo issue whose repository and number a labelled
+issue has is deleted first (the demo is synthetic; its numbers can coincide with real ones).
+Then each issue is delivered as a signed `issues` `opened` webhook to POST /webhooks/github/,
+then its comments as `issue_comment` `created` deliveries, authored as the data says, and read
+back through GET /api/issues/OWNER/NAME/NUMBER/ with a viewer's token.
+
+Printed per field: gfx targets precision and recall (micro over issues: every target predicted
+or gold counts once per issue), ROCm version accuracy over the issues whose gold names one (equal
+when the releases are the same: "6.2" = "6.2.0", "6.2" != "6.2.1"; and major.minor alone), the
+`symptom` prediction ("n/a" while the service has none), severity exact and within one level,
+kind and component agreement (component over the issues whose gold names one, compared without
+case, spaces, "-" or "_"), each with its ten worst misses (issue, gold, got, evidence).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import harness  # noqa: E402
+
+SECRET = "benchmark-webhook-secret"  # noqa: S105 - the deliveries' signing key, this run only
+SEVERITY_ORDER = ("critical", "high", "medium", "low")
+WORST = 10
+CLASSIFIED_FIELDS = ("symptom", "severity", "kind", "component")
+START = datetime(2026, 1, 5, 9, 0, 0)
+
+# --- scoring (pure functions: tests/benchmarks/test_real_issues_scoring.py) -------------------
+
+
+def version_release(version: str | None) -> tuple[int, ...] | None:
+    """ "6.2" and "6.2.0" are the same release: (6, 2); "6.2.1" is (6, 2, 1). None if not X.Y."""
+    if not version:
+        return None
+    parts = str(version).strip().lower().removeprefix("rocm").strip().split(".")
+    if len(parts) < 2 or not all(p.isdigit() for p in parts):
+        return None
+    numbers = [int(p) for p in parts[:3]]
+    while len(numbers) > 2 and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)
+
+
+def version_equal(gold: str | None, got: str | None) -> bool:
+    return version_release(gold) is not None and version_release(gold) == version_release(got)
+
+
+def version_minor_equal(gold: str | None, got: str | None) -> bool:
+    gold_release, got_release = version_release(gold), version_release(got)
+    return (
+        gold_release is not None and got_release is not None and gold_release[:2] == got_release[:2]
+    )
+
+
+def component_key(name: str | None) -> str:
+    return "".join(ch for ch in (name or "").lower() if ch.isalnum())
+
+
+def severity_distance(gold: str, got: str | None) -> int | None:
+    """Levels between two severities (critical, high, medium, low); None if either is unknown."""
+    if gold not in SEVERITY_ORDER or got not in SEVERITY_ORDER:
+        return None
+    return abs(SEVERITY_ORDER.index(gold) - SEVERITY_ORDER.index(got))
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 3) if whole else None
+
+
+@dataclass
+class Outcome:
+    """One issue as the service judged it."""
+
+    ref: str
+    gold: dict
+    gfx_targets: list[str] = field(default_factory=list)
+    rocm_version: str | None = None
+    environment_evidence: dict = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # model name → label
+    confidences: dict[str, float] = field(default_factory=dict)
+    evidence: dict[str, object] = field(default_factory=dict)
+    classes: dict[str, list[str]] = field(default_factory=dict)  # the labels the model knows
+
+
+def gfx_score(outcomes: list[Outcome]) -> dict:
+    tp = fp = fn = exact = 0
+    misses = []
+    for o in outcomes:
+        gold, got = set(o.gold.get("gfx_targets") or []), set(o.gfx_targets)
+        tp, fp, fn = tp + len(gold & got), fp + len(got - gold), fn + len(gold - got)
+        exact += gold == got
+        if gold != got:
+            misses.append((len(got - gold) + len(gold - got), o))
+    misses.sort(key=lambda pair: (-pair[0], pair[1].ref))
+    return {
+        "issues": len(outcomes),
+        "precision": _ratio(tp, tp + fp),
+        "recall": _ratio(tp, tp + fn),
+        "exact": _ratio(exact, len(outcomes)),
+        "true_positives": tp,
+        "false_positives": fp,
+        "false_negatives": fn,
+        "worst": [
+            _miss(o, sorted(o.gold.get("gfx_targets") or []), sorted(o.gfx_targets), _env_why(o))
+            for _, o in misses[:WORST]
+        ],
+    }
+
+
+def rocm_version_score(outcomes: list[Outcome]) -> dict:
+    scored = [o for o in outcomes if version_release(o.gold.get("rocm_version"))]
+    right = sum(version_equal(o.gold["rocm_version"], o.rocm_version) for o in scored)
+    minor = sum(version_minor_equal(o.gold["rocm_version"], o.rocm_version) for o in scored)
+    unasked = [o for o in outcomes if not o.gold.get("rocm_version") and o.rocm_version]
+    wrong = [o for o in scored if not version_equal(o.gold["rocm_version"], o.rocm_version)]
+    # a wrong version is worse than none; then the versions given where the gold has none
+    wrong.sort(key=lambda o: (not o.rocm_version, o.ref))
+    worst = [_miss(o, o.gold["rocm_version"], o.rocm_version, _env_why(o)) for o in wrong]
+    worst += [_miss(o, None, o.rocm_version, _env_why(o)) for o in unasked]
+    return {
+        "issues": len(scored),
+        "accuracy": _ratio(right, len(scored)),
+        "major_minor_accuracy": _ratio(minor, len(scored)),
+        "given_where_gold_has_none": len(unasked),
+        "worst": worst[:WORST],
+    }
+
+
+def _label_key(name: str, label: str | None) -> str:
+    return component_key(label) if name == "component" else str(label or "")
+
+
+def label_score(outcomes: list[Outcome], name: str) -> dict:
+    """Agreement of one classified field (component over the issues whose gold names one), also
+    within the model's own classes (the labels its probabilities name); severity within one
+    level too."""
+    if not any(name in o.labels for o in outcomes):
+        return {"issues": 0, "accuracy": None, "note": f"n/a: the service has no {name} prediction"}
+    scored = [o for o in outcomes if o.gold.get(name)]
+    agree = [_label_key(name, o.gold[name]) == _label_key(name, o.labels.get(name)) for o in scored]
+    classes = {_label_key(name, c) for o in outcomes for c in o.classes.get(name, ())}
+    known = [
+        ok for o, ok in zip(scored, agree, strict=True) if _label_key(name, o.gold[name]) in classes
+    ]
+    result = {
+        "issues": len(scored),
+        "accuracy": _ratio(sum(agree), len(scored)),
+        "gold_outside_model_classes": len(scored) - len(known),
+        "accuracy_within_model_classes": _ratio(sum(known), len(known)),
+    }
+    missed = [o for o, ok in zip(scored, agree, strict=True) if not ok]
+    if name == "severity":
+        distances = [severity_distance(o.gold[name], o.labels.get(name)) for o in scored]
+        result["within_one"] = _ratio(sum(d is not None and d <= 1 for d in distances), len(scored))
+        far = {o.ref: severity_distance(o.gold[name], o.labels.get(name)) for o in missed}
+        missed.sort(key=lambda o: (-(far[o.ref] if far[o.ref] is not None else 9), o.ref))
+    else:  # the most confident misses first
+        missed.sort(key=lambda o: (-o.confidences.get(name, 0.0), o.ref))
+    result["confusion"] = _confusion(scored, name)
+    result["worst"] = [
+        _miss(o, o.gold[name], o.labels.get(name), _label_why(o, name)) for o in missed[:WORST]
+    ]
+    return result
+
+
+def _confusion(scored: list[Outcome], name: str) -> dict[str, dict[str, int]]:
+    table: dict[str, dict[str, int]] = {}
+    for o in scored:
+        row = table.setdefault(str(o.gold[name]), {})
+        got = str(o.labels.get(name) or "-")
+        row[got] = row.get(got, 0) + 1
+    return table
+
+
+def _miss(o: Outcome, gold, got, why) -> dict:
+    return {"issue": o.ref, "gold": gold, "got": got, "evidence": why}
+
+
+def _env_why(o: Outcome) -> dict:
+    ev = o.environment_evidence
+    return {"gpus": ev.get("gpus", []), "sources": ev.get("sources", {})}
+
+
+def _label_why(o: Outcome, name: str):
+    evidence = o.evidence.get(name)
+    if isinstance(evidence, dict):
+        terms = evidence.get("terms")
+        evidence = terms[:6] if isinstance(terms, list) else evidence
+    return {"confidence": o.confidences.get(name), "evidence": evidence}
+
+
+def scores(outcomes: list[Outcome]) -> dict:
+    result = {"gfx_targets": gfx_score(outcomes), "rocm_version": rocm_version_score(outcomes)}
+    for name in CLASSIFIED_FIELDS:
+        result[name] = label_score(outcomes, name)
+    return result
+
+
+# --- deliveries ------------------------------------------------------------------------------
+
+
+def _numeric_id(base: int, *parts: object) -> int:
+    return base + zlib.crc32("/".join(str(p).lower() for p in parts).encode()) % 90_000_000
+
+
+def _stamp(minutes: int) -> str:
+    return (START + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _user(template: dict, login: str) -> dict:
+    user = copy.deepcopy(template)
+    uid = _numeric_id(800_000_000, "user", login)
+    user.update(
+        login=login,
+        id=uid,
+        node_id=f"U_bench{uid}",
+        url=f"https://api.github.com/users/{login}",
+        html_url=f"https://github.com/{login}",
+        avatar_url=f"https://avatars.githubusercontent.com/u/{uid}?v=4",
+    )
+    return user
+
+
+def _repository(template: dict, full_name: str, github_id: int) -> dict:
+    owner, name = full_name.split("/", 1)
+    repo = copy.deepcopy(template)
+    repo.update(
+        id=github_id,
+        node_id=f"R_bench{github_id}",
+        name=name,
+        full_name=full_name,
+        html_url=f"https://github.com/{full_name}",
+        url=f"https://api.github.com/repos/{full_name}",
+    )
+    repo["owner"] = _user(template["owner"], owner)
+    return repo
+
+
+def _label(repo: str, name: str) -> dict:
+    lid = _numeric_id(600_000_000, "label", repo, name)
+    return {
+        "id": lid,
+        "node_id": f"LA_bench{lid}",
+        "url": f"https://api.github.com/repos/{repo}/labels/{name}",
+        "name": name,
+        "color": "ededed",
+        "default": False,
+        "description": "",
+    }
+
+
+def issue_deliveries(item: dict, *, index: int, repository: dict, templates: dict) -> list:
+    """(event, payload) pairs: the `issues` opened delivery, then one per comment."""
+    repo, number = item["repository"], int(item["number"])
+    opened = copy.deepcopy(templates["issues__opened"])
+    issue = opened["issue"]
+    api = f"https://api.github.com/repos/{repo}/issues/{number}"
+    comments = item.get("comments") or []
+    issue.update(
+        id=900_000_000 + index,
+        node_id=f"I_bench{900_000_000 + index}",
+        number=number,
+        title=item["title"],
+        body=item.get("text") or None,
+        user=_user(issue["user"], item.get("author") or "reporter"),
+        labels=[_label(repo, name) for name in item.get("labels") or []],
+        author_association="NONE",
+        created_at=_stamp(index * 60),
+        updated_at=_stamp(index * 60),
+        comments=0,
+        url=api,
+        repository_url=f"https://api.github.com/repos/{repo}",
+        labels_url=f"{api}/labels{{/name}}",
+        comments_url=f"{api}/comments",
+        events_url=f"{api}/events",
+        html_url=f"https://github.com/{repo}/issues/{number}",
+    )
+    opened.update(repository=repository, sender=issue["user"])
+    deliveries = [("issues", opened)]
+    for position, comment in enumerate(comments, start=1):
+        payload = copy.deepcopy(templates["issue_comment__created"])
+        cid = 950_000_000 + index * 100 + position
+        current = copy.deepcopy(issue)
+        current.update(comments=position, updated_at=_stamp(index * 60 + position))
+        author = _user(payload["comment"]["user"], comment.get("author") or "commenter")
+        payload["comment"].update(
+            id=cid,
+            node_id=f"IC_bench{cid}",
+            body=comment.get("body") or "",
+            user=author,
+            author_association=comment.get("association") or "NONE",
+            created_at=_stamp(index * 60 + position),
+            updated_at=_stamp(index * 60 + position),
+            url=f"https://api.github.com/repos/{repo}/issues/comments/{cid}",
+            html_url=f"https://github.com/{repo}/issues/{number}#issuecomment-{cid}",
+            issue_url=api,
+        )
+        payload.update(issue=current, repository=repository, sender=author)
+        deliveries.append(("issue_comment", payload))
+    return deliveries
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+def data_read(path: Path) -> list[dict]:
+    items = []
+    for line_number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        missing = {"repository", "number", "title", "gold"} - set(item)
+        if missing:
+            raise SystemExit(f"{path}:{line_number}: missing {', '.join(sorted(missing))}")
+        items.append(item)
+    return items
+
+
+def _environment(database_url: str, var_dir: str) -> None:
+    for name in ("REDIS_URL", "DEBUG", "GITHUB_REPOS", "GITHUB_TOKEN", "CLASSIFIER_SENTIMENT_CSV"):
+        os.environ.pop(name, None)
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=database_url,
+        VAR_DIR=var_dir,
+        SECRET_KEY="benchmark-only-secret-key",
+        GITHUB_WEBHOOK_SECRET=SECRET,
+        GITHUB_API_URL="http://127.0.0.1:9",  # nothing here may reach GitHub
+        ALLOWED_HOSTS="127.0.0.1,localhost,testserver",
+        LOG_LEVEL="ERROR",
+        SECURE_SSL_REDIRECT="0",
+    )
+
+
+def _install(kind: str) -> float:
+    from django.core.management import call_command
+
+    started = time.monotonic()
+    call_command("migrate", "--noinput", verbosity=0)
+    if kind == "demo":
+        call_command("load_demo", "--no-user", stdout=io.StringIO())
+    return time.monotonic() - started
+
+
+def _viewer_token() -> str:
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+    from rest_framework.authtoken.models import Token
+
+    user, _ = get_user_model().objects.get_or_create(username="benchmark-viewer")
+    user.groups.add(Group.objects.get(name="viewers"))
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def _repositories(items: list[dict]) -> dict[str, int]:
+    """Repository ids as GitHub would send them: the demo's own where it has that repository."""
+    from triage.models import Repository
+
+    known = {r.full_name.lower(): r.github_id for r in Repository.objects.exclude(github_id=None)}
+    names = {item["repository"].lower(): item["repository"] for item in items}
+    return {
+        lower: known.get(lower) or _numeric_id(700_000_000, "repository", lower) for lower in names
+    }
+
+
+def _clear_coinciding_demo_issues(items: list[dict]) -> int:
+    from triage.models import Issue
+
+    removed = 0
+    for item in items:
+        found = Issue.objects.filter(
+            repository__full_name__iexact=item["repository"], number=int(item["number"])
+        )
+        if found.exists():
+            found.delete()
+            removed += 1
+    return removed
+
+
+def deliver_all(items: list[dict]) -> dict:
+    from django.test import Client
+
+    from tests.fakes.github_webhooks import delivery_headers, fixture_payload
+
+    templates = {n: fixture_payload(n) for n in ("issues__opened", "issue_comment__created")}
+    ids = _repositories(items)
+    client = Client()
+    sent = 0
+    for index, item in enumerate(items):
+        repository = _repository(
+            templates["issues__opened"]["repository"],
+            item["repository"],
+            ids[item["repository"].lower()],
+        )
+        for event, payload in issue_deliveries(
+            item, index=index, repository=repository, templates=templates
+        ):
+            body = json.dumps(payload).encode()
+            headers = delivery_headers(event, body, SECRET, f"bench-{index}-{sent}")
+            headers["X-GitHub-Hook-Installation-Target-ID"] = str(repository["id"])
+            headers.pop("Content-Type")
+            answer = client.post(
+                "/webhooks/github/", data=body, content_type="application/json", headers=headers
+            )
+            if answer.status_code != 202:
+                raise RuntimeError(f"{event} of {_ref(item)} answered {answer.status_code}")
+            sent += 1
+    return {"deliveries": sent}
+
+
+def _ref(item: dict) -> str:
+    return f"{item['repository']}#{item['number']}"
+
+
+def read_back(items: list[dict], token: str) -> list[Outcome]:
+    from django.test import Client
+
+    client = Client(headers={"Authorization": f"Token {token}"})
+    outcomes = []
+    for item in items:
+        answer = client.get(f"/api/issues/{item['repository']}/{int(item['number'])}/")
+        if answer.status_code != 200:
+            raise RuntimeError(f"GET {_ref(item)} answered {answer.status_code}")
+        outcomes.append(outcome_of(item, answer.json()))
+    return outcomes
+
+
+def outcome_of(item: dict, detail: dict) -> Outcome:
+    """What the API says of one issue, against its gold labels."""
+    outcome = Outcome(ref=_ref(item), gold=item["gold"])
+    for prediction in detail.get("predictions") or []:
+        name, evidence = prediction["model"], prediction.get("evidence") or {}
+        if name == "environment":
+            outcome.gfx_targets = list(evidence.get("architectures") or [])
+            outcome.rocm_version = evidence.get("rocm_version") or None
+            outcome.environment_evidence = evidence
+        elif name in CLASSIFIED_FIELDS:
+            outcome.labels[name] = prediction["label"]
+            outcome.confidences[name] = prediction.get("confidence") or 0.0
+            outcome.evidence[name] = evidence
+            outcome.classes[name] = sorted(evidence.get("probabilities") or {})
+    return outcome
+
+
+def run(data: Path, *, database: str, install: str) -> dict:
+    items = data_read(data)
+    timings: dict[str, float] = {}
+    with (
+        harness.scratch_database(database) as database_url,
+        tempfile.TemporaryDirectory(prefix="bench-real-issues-") as var_dir,
+    ):
+        _environment(database_url, var_dir)
+        import django
+
+        django.setup()
+        timings["install_s"] = round(_install(install), 1)
+        removed = _clear_coinciding_demo_issues(items)
+        token = _viewer_token()
+        started = time.monotonic()
+        delivered = deliver_all(items)
+        timings["deliver_s"] = round(time.monotonic() - started, 1)
+        started = time.monotonic()
+        outcomes = read_back(items, token)
+        timings["read_back_s"] = round(time.monotonic() - started, 1)
+        from django.db import connections
+
+        connections.close_all()  # before the scratch database is dropped
+    return {
+        "data": str(data),
+        "issues": len(items),
+        "deliveries": delivered["deliveries"],
+        "demo_issues_replaced": removed,
+        "install": install,
+        "database": "sqlite" if database.startswith("sqlite") else "postgres",
+        "timings": timings,
+        "scores": scores(outcomes),
+    }
+
+
+# --- printing --------------------------------------------------------------------------------
+
+
+def _figure(value) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def report_text(result: dict) -> str:
+    s = result["scores"]
+    t = result["timings"]
+    lines = [
+        f"{result['issues']} issues ({result['deliveries']} deliveries) from {result['data']};"
+        f" install {result['install']} on {result['database']}: install {t['install_s']} s,"
+        f" deliveries {t['deliver_s']} s, read back {t['read_back_s']} s",
+        "",
+        f"gfx targets   precision {_figure(s['gfx_targets']['precision'])}"
+        f"  recall {_figure(s['gfx_targets']['recall'])}"
+        f"  (exact per issue {_figure(s['gfx_targets']['exact'])}; tp"
+        f" {s['gfx_targets']['true_positives']}, fp {s['gfx_targets']['false_positives']},"
+        f" fn {s['gfx_targets']['false_negatives']})",
+        f"ROCm version  accuracy {_figure(s['rocm_version']['accuracy'])}"
+        f"  major.minor {_figure(s['rocm_version']['major_minor_accuracy'])}"
+        f"  over {s['rocm_version']['issues']} issues; a version given where the gold has none:"
+        f" {s['rocm_version']['given_where_gold_has_none']}",
+    ]
+    for name in CLASSIFIED_FIELDS:
+        part = s[name]
+        extra = f"  within one level {_figure(part['within_one'])}" if "within_one" in part else ""
+        note = f"  ({part['note']})" if "note" in part else f"  over {part['issues']} issues"
+        if part.get("gold_outside_model_classes"):
+            note += (
+                f"; {_figure(part['accuracy_within_model_classes'])} over the"
+                f" {part['issues'] - part['gold_outside_model_classes']} whose gold is a class"
+                " of the model"
+            )
+        lines.append(f"{name:<13} agreement {_figure(part['accuracy'])}{extra}{note}")
+    for name, part in s.items():
+        if not part.get("worst"):
+            continue
+        lines += ["", f"worst misses: {name}"]
+        for miss in part["worst"]:
+            why = json.dumps(miss["evidence"], ensure_ascii=False)
+            lines.append(
+                f"  {miss['issue']}: gold {json.dumps(miss['gold'])}, got"
+                f" {json.dumps(miss['got'])}; {why[:160]}"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True, help="labelled issues, JSON lines")
+    parser.add_argument(
+        "--database",
+        default="sqlite",
+        help="sqlite (a temporary file) or a postgres:// URL of a scratch database named bench*",
+    )
+    parser.add_argument("--install", choices=("demo", "empty"), default="demo")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if not args.data.is_file():
+        parser.error(f"no file at {args.data}")
+    result = run(args.data, database=args.database, install=args.install)
+    print(json.dumps(result, indent=1) if args.json else report_text(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
