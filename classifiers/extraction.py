@@ -1,110 +1,87 @@
-"""Environment extraction by rules (no ML): GPU and gfx architecture, ROCm, OS, library versions.
+"""The environment of an issue as a maintainer reads it (rules, no ML): the reporter's GPUs and
+gfx targets, build targets, ROCm, OS, torch, triton and Python, each with its source and
+confidence, and what was set aside and why.
 
-Sources, strongest first: ROCm's issue-form sections ("### GPU", "### ROCm Version",
-"### Operating System"), `rocminfo` output pasted into the issue ("Name: gfx942",
-"Marketing Name: AMD Instinct MI300X"), then free text ("ROCm 6.2 on an RX 7900 XTX").
-Every value records where it came from, so the issue page can explain it.
+The facts of each text come from classifiers/environment_facts.py (the title and the body, the
+reporter's own comments, other people's comments). Then:
+
+- Only the reporter's facts describe the reporter: a comment by someone else (a maintainer's
+  "Fixed as of ROCm 6.1.1", another user's "same on my MI250") never sets them; it is kept under
+  `others`, by whom. The body comes before the reporter's comments (theirs count a little less).
+- GPUs: rocminfo's GPU agents (and rocm-smi's, collect_env's) outrank the issue form's dropdown:
+  a form GPU they do not list is set aside, and the conflict recorded. An integrated GPU (an APU
+  target of LLVM's table) counts only when it is the GPU in use: no discrete GPU is named, or the
+  form names it, or the reporter says they run on it; a CPU's name ("Ryzen 7 7840HS w/ Radeon
+  780M") gives its GPU only when nothing else does; a GPU named to compare ("works on MI210",
+  "vs gfx1100", "support for gfx1151") counts only where no other is named. Build targets
+  (lists, flags, "build for gfx1151") are `build_targets`, never GPUs: on the labelled real
+  issues, taking a report's single build target as its GPU was wrong every time it applied.
+- One value each for ROCm, OS and the versions: the most confident, the earliest on a tie; a
+  finer version of the same release is preferred ("6.2.4" over HIP's "6.2"); ROCm versions of
+  sure sources that disagree are recorded as conflicts.
+
+The `environment` prediction's evidence is `Environment.to_dict()`: `architectures` (gfx targets)
+and `rocm_version` are a stable interface; `sources` says where each value came from.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import asdict, dataclass, field
 
+from classifiers import gpu_targets
+from classifiers.environment_facts import (
+    CONFIDENCE,
+    MACHINE_SOURCES,
+    MAX_TEXT_CHARS,
+    Fact,
+    text_facts,
+)
+from classifiers.issue_forms import MAX_SECTIONS, Section, form_sections, issue_form_sections
 from config import linear_re
 
-# Marketing names to gfx targets. Longer, more specific patterns come first: the first match wins.
-GPU_ARCHITECTURES: list[tuple[str, str, str]] = [
-    # (regular expression, canonical GPU name, gfx target)
-    (r"mi\s?355x?", "AMD Instinct MI355X", "gfx950"),
-    (r"mi\s?350x?", "AMD Instinct MI350X", "gfx950"),
-    (r"mi\s?325x", "AMD Instinct MI325X", "gfx942"),
-    (r"mi\s?300x", "AMD Instinct MI300X", "gfx942"),
-    (r"mi\s?300a", "AMD Instinct MI300A", "gfx942"),
-    (r"mi\s?300\b", "AMD Instinct MI300", "gfx942"),
-    (r"mi\s?250x", "AMD Instinct MI250X", "gfx90a"),
-    (r"mi\s?250\b", "AMD Instinct MI250", "gfx90a"),
-    (r"mi\s?210\b", "AMD Instinct MI210", "gfx90a"),
-    (r"mi\s?100\b", "AMD Instinct MI100", "gfx908"),
-    (r"mi\s?60\b", "AMD Instinct MI60", "gfx906"),
-    (r"mi\s?50\b", "AMD Instinct MI50", "gfx906"),
-    (r"radeon\s+vii\b", "AMD Radeon VII", "gfx906"),
-    (
-        r"strix\s+halo|ryzen\s+ai\s+max\+?|radeon\s+80[56]0s",
-        "AMD Ryzen AI Max (Strix Halo)",
-        "gfx1151",
-    ),
-    (
-        r"strix\s+point|radeon\s+8[89]0m|ryzen\s+ai\s+9\s+hx?\s*3[67]0",
-        "AMD Ryzen AI (Strix Point)",
-        "gfx1150",
-    ),
-    (r"radeon\s+7[86]0m\b|\b7[86]0m\b", "AMD Radeon 780M (Phoenix)", "gfx1103"),
-    (r"rx\s?9070(\s?xt)?", "AMD Radeon RX 9070", "gfx1201"),
-    (r"r9700|ai\s+pro\s+r9700", "AMD Radeon AI PRO R9700", "gfx1201"),
-    (r"rx\s?9060(\s?xt)?", "AMD Radeon RX 9060", "gfx1200"),
-    (
-        r"rx\s?7900\s?(xtx|xt|gre)?|(radeon\s+)?pro\s+w7900|\bw7900\b",
-        "AMD Radeon RX 7900",
-        "gfx1100",
-    ),
-    (r"(radeon\s+)?pro\s+w7800|\bw7800\b", "AMD Radeon PRO W7800", "gfx1100"),
-    (
-        r"rx\s?7800\s?xt|rx\s?7700\s?xt|(radeon\s+)?pro\s+w7700",
-        "AMD Radeon RX 7800/7700",
-        "gfx1101",
-    ),
-    (r"rx\s?7600(\s?xt)?", "AMD Radeon RX 7600", "gfx1102"),
-    (
-        r"rx\s?6950\s?xt|rx\s?6900\s?xt|rx\s?6800(\s?xt)?|(radeon\s+)?pro\s+w6800",
-        "AMD Radeon RX 6800/6900",
-        "gfx1030",
-    ),
-    (r"rx\s?6700(\s?xt)?", "AMD Radeon RX 6700", "gfx1031"),
+__all__ = [
+    "MAX_BODY_CHARS",
+    "MAX_SECTIONS",
+    "CommentText",
+    "Environment",
+    "Section",
+    "environment_extract",
+    "form_sections",
+    "issue_form_sections",
 ]
-# One pass over the text for every marketing name (RE2's set of patterns).
-_GPU_SET = linear_re.PatternSet([rf"\b(?:{p})" for p, _, _ in GPU_ARCHITECTURES], linear_re.I)
-KNOWN_ARCHITECTURES = sorted({arch for _, _, arch in GPU_ARCHITECTURES})
 
-GFX_TOKEN = linear_re.compile(r"\bgfx(\d{3,4}[a-f]?)\b(?::[\w:+-]+)?", linear_re.I)
-# A section of an issue form starts at a `## `-`#### ` heading line and runs to the next one.
-HEADING = linear_re.compile(r"^#{2,4}(?:[ \t]+([^\n]*?))?[ \t]*$", linear_re.M)
-ROCMINFO_NAME = linear_re.compile(
-    r"^[ \t]*Name:[ \t]+(gfx\d{3,4}[a-f]?)[ \t]*$", linear_re.M | linear_re.I
+MAX_BODY_CHARS = MAX_TEXT_CHARS
+MAX_COMMENT_CHARS = 65536  # GitHub's cap on a comment
+MAX_REPORTER_COMMENTS = 20
+MAX_OTHER_COMMENTS = 20
+MAX_OTHERS = 10  # other people whose hardware is listed
+MAX_SHOWN_FACTS = 30
+MAX_LABELS = 30
+BARE_RELEASE = linear_re.compile(r"\d\.\d{1,2}(?:\.\d{1,2})?")  # a label "6.1.1"
+COMMENT_PENALTY = 0.05
+POSITION_STRIDE = 1 << 20  # orders facts by text, then by place in it
+SINGLE = (
+    "rocm_version",
+    "os",
+    "torch_version",
+    "triton_version",
+    "python_version",
+    "hip_version",
+    "kernel_version",
+    "driver_version",
+    "gfx_override",
 )
-ROCMINFO_MARKETING = linear_re.compile(
-    r"^[ \t]*Marketing Name:[ \t]+([^\n]+?)[ \t]*$", linear_re.M | linear_re.I
-)
-ROCM_VERSION = linear_re.compile(
-    r"(?:\brocm(?:[\s_-]*(?:version|release))?[\s:=_-]*v?|\+rocm)(\d+\.\d+(?:\.\d+)?)",
-    linear_re.I,
-)
-BARE_VERSION = linear_re.compile(r"\b(\d+\.\d+(?:\.\d+)?)\b")
-TORCH_VERSION = linear_re.compile(
-    r"\b(?:torch|pytorch)(?:\s*(?:version|==|:|\s)\s*|\.__version__\D{0,20})v?"
-    r"(\d+\.\d+(?:\.\d+)?(?:[.+][\w.]+)?)",
-    linear_re.I,
-)
-TRITON_VERSION = linear_re.compile(
-    r"\btriton(?:\s*(?:version|==|:|\s)\s*)v?(\d+\.\d+(?:\.\d+)?(?:\+[\w.]+)?)", linear_re.I
-)
-PYTHON_VERSION = linear_re.compile(
-    r"\bpython\s*(?:version|==|:)?\s*v?(3\.\d{1,2}(?:\.\d+)?)", linear_re.I
-)
-OS_PATTERNS = [
-    r"\bubuntu\s+\d{2}\.\d{2}(?:\.\d+)?(?:\s+LTS)?",
-    r"\b(?:rhel|red\s?hat(?:\s+enterprise\s+linux)?)\s+\d+(?:\.\d+)?",
-    r"\b(?:sles|suse\s+linux\s+enterprise(?:\s+server)?)\s+\d+(?:\s+sp\d)?",
-    r"\bcentos(?:\s+stream)?\s+\d+",
-    r"\bfedora\s+\d+",
-    r"\boracle\s+linux\s+\d+(?:\.\d+)?",
-    r"\bdebian\s+\d+",
-    r"\brocky\s+linux\s+\d+(?:\.\d+)?",
-    r"\bwindows\s+(?:1[01]|server\s+20\d\d)(?:\s+\w+)?(?:\s+\d\d[hH]\d)?",
-    r"\bwsl\s?2?\b",
-    r"\barch\s+linux\b",
-]
-_OS_SET = linear_re.PatternSet(OS_PATTERNS, linear_re.I)
+GPU_FACTS = ("architectures", "gpus")
+STATED_SOURCES = ("issue form", "label")  # a GPU stated as the report's, not found in prose
+
+
+@dataclass(frozen=True)
+class CommentText:
+    """A comment on the issue as the extraction reads it: who wrote it, and is it the reporter."""
+
+    body: str
+    author: str = ""
+    by_reporter: bool = False
 
 
 @dataclass
@@ -116,137 +93,232 @@ class Environment:
     torch_version: str = ""
     triton_version: str = ""
     python_version: str = ""
-    sources: dict[str, str] = field(default_factory=dict)
+    hip_version: str = ""
+    kernel_version: str = ""
+    driver_version: str = ""
+    gfx_override: str = ""
+    build_targets: list[str] = field(default_factory=list)
+    sources: dict[str, dict] = field(default_factory=dict)
+    facts: list[dict] = field(default_factory=list)
+    conflicts: list[dict] = field(default_factory=list)
+    others: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @property
-    def is_empty(self) -> bool:
-        return not any(
-            [self.gpus, self.architectures, self.rocm_version, self.os, self.torch_version]
-            + [self.triton_version, self.python_version]
-        )
-
-    def _add_gpu(self, name: str, arch: str, source: str) -> None:
-        if name and name not in self.gpus:
-            self.gpus.append(name)
-            self.sources.setdefault("gpus", source)
-        if arch and arch not in self.architectures:
-            self.architectures.append(arch)
-            self.sources.setdefault("architectures", source)
-
-    def _set(self, attribute: str, value: str, source: str) -> None:
-        if value and not getattr(self, attribute):
-            setattr(self, attribute, value.strip())
-            self.sources[attribute] = source
+    def confidence(self) -> float:
+        """How sure the architectures are: their best source's confidence (0 without any)."""
+        return self.sources.get("architectures", {}).get("confidence", 0.0)
 
 
-MAX_SECTIONS = 200  # an issue form has about ten; headings past this many are read as text
-MAX_FACT_MATCHES = 200  # rocminfo lines, gfx tokens: the first this many are read
+def environment_extract(
+    title: str = "", body: str = "", *, comments=(), reporter: str = "", labels=()
+) -> Environment:
+    """The reporter's environment from an issue's title, body, comments (CommentText) and
+    labels (a maintainer's "ROCm 6.2.3" or "AMD Radeon RX 7900 XTX" describes the report)."""
+    texts = [("title", title, reporter, True), ("issue body", body, reporter, True)]
+    texts += _comment_texts(comments)
+    facts, says_igpu = _label_facts(labels), False
+    for index, (where, text, by, mine) in enumerate(texts):
+        read = text_facts(text, title=where == "title")
+        for fact in read.facts:
+            fact.where, fact.by, fact.reporter = where, by, mine
+            fact.position += index * POSITION_STRIDE
+            if where == "comment" and mine:
+                fact.confidence = round(fact.confidence - COMMENT_PENALTY, 2)
+        facts += read.facts
+        says_igpu = says_igpu or (mine and read.says_igpu)
+    return _decide(facts, says_igpu=says_igpu)
 
 
-@dataclass(frozen=True)
-class Section:
-    name: str  # as written
-    start: int  # of the heading line
-    end: int  # where the next heading starts, or the end of the text
-    value: str  # the text under the heading, stripped
+def _label_facts(labels) -> list[Fact]:
+    facts = []
+    for index, label in enumerate(list(labels)[:MAX_LABELS]):
+        label = str(label)[:100]
+        read = text_facts(label).facts
+        if BARE_RELEASE.fullmatch(label.strip()):
+            read = [Fact("rocm_version", label.strip(), "label", 0)]
+        for fact in read:
+            if fact.name in (*GPU_FACTS, "rocm_version") and not fact.note:
+                fact.source, fact.confidence, fact.where = "label", CONFIDENCE["label"], "labels"
+                fact.position = -POSITION_STRIDE + index
+                facts.append(fact)
+    return facts
 
 
-def form_sections(body: str) -> list[Section]:
-    """The `## `-`#### ` sections of a Markdown text, in order (the first MAX_SECTIONS)."""
-    body = body or ""
-    headings = list(itertools.islice(HEADING.finditer(body), MAX_SECTIONS + 1))
-    sections = []
-    for heading, following in zip(headings, [*headings[1:], None], strict=False):
-        end = following.start() if following is not None else len(body)
-        name = (heading.group(1) or "").strip()
-        sections.append(Section(name, heading.start(), end, body[heading.end() + 1 : end].strip()))
-    return sections
+def _comment_texts(comments) -> list[tuple[str, str, str, bool]]:
+    counts = {True: 0, False: 0}
+    limits = {True: MAX_REPORTER_COMMENTS, False: MAX_OTHER_COMMENTS}
+    texts = []
+    for comment in comments:
+        mine = bool(comment.by_reporter)
+        if counts[mine] < limits[mine]:
+            counts[mine] += 1
+            body = (comment.body or "")[:MAX_COMMENT_CHARS]
+            texts.append(("comment", body, comment.author, mine))
+    return texts
 
 
-def issue_form_sections(body: str) -> dict[str, str]:
-    """`### Heading` sections of an issue form: {lower-cased heading: text}, no `_No response_`."""
+def _decide(facts: list[Fact], *, says_igpu: bool) -> Environment:
+    env = Environment()
+    mine = _unique([f for f in facts if f.reporter])
+    _choose_gpus(env, mine, says_igpu=says_igpu)
+    env.build_targets = _values(f for f in mine if f.name == "build_targets")
+    for name in SINGLE:
+        _choose_single(env, [f for f in mine if f.name == name])
+    env.others = _others([f for f in facts if not f.reporter])
+    env.facts = [f.to_dict() for f in _shown(mine)]
+    return env
+
+
+def _unique(facts: list[Fact]) -> list[Fact]:
+    """One fact per value and place; the most confident, the earliest."""
+    best: dict[tuple, Fact] = {}
+    for fact in sorted(facts, key=lambda f: (-f.confidence, f.position)):
+        best.setdefault((fact.name, fact.value, fact.source, fact.where, fact.by), fact)
+    return sorted(best.values(), key=lambda f: f.position)
+
+
+def _values(facts) -> list[str]:
+    return list(dict.fromkeys(f.value for f in facts))
+
+
+def _integrated(target: str) -> bool:
+    found = gpu_targets.target(target)
+    return bool(found and found.integrated)
+
+
+def _source(fact: Fact) -> dict:
     return {
-        section.name.lower(): section.value
-        for section in form_sections(body)
-        if section.name and section.value and section.value != "_No response_"
+        "source": fact.source,
+        "where": fact.where,
+        "by": fact.by,
+        "confidence": fact.confidence,
     }
 
 
-def gpus_in(text: str) -> list[tuple[str, str]]:
-    """(GPU name, gfx target) for every marketing name in the text, in table order."""
-    return [GPU_ARCHITECTURES[i][1:] for i in _GPU_SET.matching(text or "")]
+def _conflict(env: Environment, name: str, kept: Fact, set_aside: Fact) -> None:
+    env.conflicts.append(
+        {
+            "field": name,
+            "kept": {"value": kept.target or kept.value, **_source(kept)},
+            "set_aside": {"value": set_aside.target or set_aside.value, **_source(set_aside)},
+        }
+    )
 
 
-def _gfx_tokens(text: str) -> list[str]:
-    found = itertools.islice(GFX_TOKEN.finditer(text or ""), MAX_FACT_MATCHES)
-    return list(dict.fromkeys(f"gfx{m.group(1).lower()}" for m in found))
+def _choose_gpus(env: Environment, mine: list[Fact], *, says_igpu: bool) -> None:
+    gpus = [f for f in mine if f.name in GPU_FACTS and not f.note]
+    machine = [f for f in gpus if f.source in MACHINE_SOURCES and f.target]
+    listed = {f.target for f in machine}
+    conflicted = set()
+    for fact in gpus:
+        if listed and fact.source not in MACHINE_SOURCES and fact.target not in listed:
+            fact.note = f"{machine[0].source} lists {', '.join(sorted(listed))}, not this GPU"
+            if fact.source in STATED_SOURCES and fact.target not in conflicted:
+                conflicted.add(fact.target)
+                _conflict(env, "architectures", machine[0], fact)
+    denied = {f.target for f in gpus if f.denied}
+    for fact in gpus:
+        if fact.target in denied:
+            fact.note = "the reporter says they do not have this GPU"
+    stated = {f.target for f in gpus if f.source in (*MACHINE_SOURCES, *STATED_SOURCES)}
+    _compared_set_aside(gpus, stated=stated)
+    _integrated_in_use(gpus, says_igpu=says_igpu)
+    kept = sorted((f for f in gpus if not f.note), key=lambda f: (-f.confidence, f.position))
+    for fact in kept:
+        fact.used = True
+    env.architectures = _values(Fact(f.name, f.target, f.source, 0) for f in kept)
+    env.gpus = _gpu_names(kept)
+    if kept:
+        env.sources["architectures"] = _source(kept[0])
+    if env.gpus:
+        env.sources["gpus"] = _source(next(f for f in kept if f.name == "gpus"))
 
 
-def _first(pattern: linear_re.Pattern, text: str) -> str:
-    match = pattern.search(text or "")
-    return match.group(1) if match else ""
+def _gpu_names(kept: list[Fact]) -> list[str]:
+    """One name per target: a product's name before a CPU's ("Radeon 8060S", not "Ryzen AI Max")."""
+    names: dict[str, str] = {}
+    for fact in sorted((f for f in kept if f.name == "gpus"), key=lambda f: f.cpu):
+        names.setdefault(fact.target or fact.value, fact.value)
+    return list(names.values())
 
 
-def _os_in(text: str) -> str:
-    matching = _OS_SET.matching(text or "")
-    if not matching:
-        return ""
-    match = linear_re.search(OS_PATTERNS[matching[0]], text, linear_re.I)
-    return " ".join(match.group(0).split())
-
-
-def _all(pattern: linear_re.Pattern, text: str) -> list[str]:
-    return [m.group(1) for m in itertools.islice(pattern.finditer(text), MAX_FACT_MATCHES)]
-
-
-# GitHub caps a body at 65,536 characters; past 4 times that a body is hostile, not a report
-# (a 2 MB one took the patterns below 3 s), so only its start is read.
-MAX_BODY_CHARS = 256 * 1024
-
-
-def environment_extract(title: str = "", body: str = "") -> Environment:
-    env = Environment()
-    body = (body or "")[:MAX_BODY_CHARS]
-    title = (title or "")[:MAX_BODY_CHARS]
-    text = f"{title or ''}\n{body or ''}"
-    sections = issue_form_sections(body)
-
-    # 1. the issue form
-    for heading, value in sections.items():
-        if heading in ("gpu", "gpus", "gpu model", "hardware"):
-            for name, arch in gpus_in(value):
-                env._add_gpu(name, arch, "issue form")
-            for arch in _gfx_tokens(value):
-                env._add_gpu("", arch, "issue form")
-        elif heading in ("rocm version", "rocm versions", "rocm"):
-            env._set(
-                "rocm_version",
-                _first(ROCM_VERSION, value) or _first(BARE_VERSION, value),
-                "issue form",
+def _compared_set_aside(gpus: list[Fact], *, stated: set[str]) -> None:
+    """A GPU named to compare ("works on MI210", "vs gfx1100", "support for gfx1151") anywhere
+    is set aside where another GPU is named; never one the machine, the form or a label names."""
+    live = [f for f in gpus if not f.note]
+    compared = {f.target for f in live if f.contrast} - stated
+    if not compared or all(f.target in compared for f in live):
+        return
+    for fact in live:
+        if fact.target in compared:
+            fact.note = (
+                "named to compare ('works on', 'vs', 'support for'), not as the GPU at fault"
             )
-        elif heading in ("operating system", "os", "os version"):
-            env._set("os", _os_in(value) or value.splitlines()[0][:100], "issue form")
 
-    # 2. rocminfo output
-    for arch in _all(ROCMINFO_NAME, text):
-        env._add_gpu("", arch.lower(), "rocminfo")
-    for marketing in dict.fromkeys(_all(ROCMINFO_MARKETING, text)):
-        for name, arch in gpus_in(marketing):
-            env._add_gpu(name, arch, "rocminfo")
 
-    # 3. free text
-    for name, arch in gpus_in(text):
-        env._add_gpu(name, arch, "text")
-    for arch in _gfx_tokens(text):
-        env._add_gpu("", arch, "text")
-    env._set("rocm_version", _first(ROCM_VERSION, text), "text")
-    env._set("os", _os_in(text), "text")
-    env._set("torch_version", _first(TORCH_VERSION, text), "text")
-    env._set("triton_version", _first(TRITON_VERSION, text), "text")
-    env._set("python_version", _first(PYTHON_VERSION, text), "text")
-    if not env.rocm_version and "+rocm" in env.torch_version:
-        env._set("rocm_version", env.torch_version.split("+rocm", 1)[1], "torch version")
-    return env
+def _integrated_in_use(gpus: list[Fact], *, says_igpu: bool) -> None:
+    """Set aside integrated GPUs that are not the GPU in use, and CPU names beside a GPU."""
+    live = [f for f in gpus if not f.note]
+    discrete = any(not _integrated(f.target) for f in live)
+    named = any(not f.cpu for f in live)
+    for fact in live:
+        if says_igpu and _integrated(fact.target) and not fact.cpu:
+            continue
+        if _integrated(fact.target) and discrete:
+            fact.note = "a CPU's integrated graphics, not the GPU in use: a discrete GPU is named"
+        elif fact.cpu and named:
+            fact.note = "a CPU's name: its integrated GPU counts only when no GPU is named"
+
+
+def _release(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def _choose_single(env: Environment, candidates: list[Fact]) -> None:
+    live = [f for f in candidates if not f.note]
+    if not live:
+        return
+    best = min(live, key=lambda f: (-f.confidence, f.position))
+    finer = [f for f in live if f.value.startswith(best.value + ".")]
+    chosen = max(finer, key=lambda f: (f.confidence, -f.position)) if finer else best
+    best.used = chosen.used = True
+    setattr(env, best.name, chosen.value)
+    env.sources[best.name] = _source(best)
+    for fact in live:
+        if fact.value in (best.value, chosen.value):
+            fact.used = True  # another source says the same
+        if fact.used:
+            continue
+        fact.note = f"outranked by the {best.source} ({best.value})"
+        sure = fact.confidence >= CONFIDENCE["HIP version"]
+        if best.name == "rocm_version" and sure and _release(fact.value) != _release(best.value):
+            _conflict(env, best.name, best, fact)
+
+
+def _others(facts: list[Fact]) -> list[dict]:
+    """Other people's hardware and ROCm, by whom: never the reporter's."""
+    people: dict[str, dict] = {}
+    for fact in sorted(facts, key=lambda f: f.position):
+        if fact.note or fact.name not in (*GPU_FACTS, "rocm_version"):
+            continue
+        person = people.setdefault(
+            fact.by or "someone", {"by": fact.by, "architectures": [], "gpus": [], "rocm": []}
+        )
+        if fact.name in GPU_FACTS and fact.target not in person["architectures"]:
+            person["architectures"].append(fact.target)
+        if fact.name == "gpus" and fact.value not in person["gpus"]:
+            person["gpus"].append(fact.value)
+        if fact.name == "rocm_version" and fact.value not in person["rocm"]:
+            person["rocm"].append(fact.value)
+    return list(people.values())[:MAX_OTHERS]
+
+
+def _shown(mine: list[Fact]) -> list[Fact]:
+    """The facts a maintainer sees: those used, then those set aside with the reason."""
+    shown = [f for f in mine if f.used or f.note]
+    order = {name: i for i, name in enumerate((*GPU_FACTS, "build_targets", *SINGLE))}
+    shown.sort(key=lambda f: (not f.used, order.get(f.name, 99), -f.confidence, f.position))
+    return shown[:MAX_SHOWN_FACTS]
