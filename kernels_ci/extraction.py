@@ -3,10 +3,9 @@
 - the reproducer: one fenced code block (``` or ~~~, also inside <details>), Python using Triton
   or torch, or HIP C++ (`__global__`, `hipLaunchKernelGGL`); among several, the best scored;
 - the reported symptom: wrong result, crash (with its message), hang, compile error;
-- the environment: classifiers.extraction's facts (GPU, gfx architectures, ROCm, OS, versions),
-  completed with what a reproducer needs that its rules do not read (gfx targets such as gfx90a,
-  torch's collect_env "PyTorch version:" and pip names such as pytorch-triton-rocm==), and the
-  facts missing for a run.
+- the environment: classifiers.extraction's facts (the one reader of GPUs, gfx targets, ROCm,
+  OS, torch, triton and Python versions), the gfx targets to run on, and the facts missing for a
+  run.
 """
 
 from __future__ import annotations
@@ -53,21 +52,7 @@ USES_TORCH_RE = linear_re.compile(r"^\s*(import|from)\s+[\w., ]*\btorch\b", line
 LAUNCH_RE = linear_re.compile(r"\w+\[[^\]]+\]\s*\(")
 CHECK_RE = linear_re.compile(r"assert|allclose|assert_close|print\(")
 
-ARCH_RE = linear_re.compile(r"\bgfx(\d{2,4}[a-z]?)\b", linear_re.I)
 MAX_ARCHS = 20
-VERSION = r"v?(\d+\.\d+(?:\.\d+)?(?:[.+\-][0-9A-Za-z.+]*)?)"
-TORCH_RES = [
-    linear_re.compile(r"\bPyTorch\s+version\s*:\s*" + VERSION, linear_re.I),
-    linear_re.compile(r"\btorch(?:\.__version__)?\s*(?:==|=|:|\s)\s*" + VERSION, linear_re.I),
-    linear_re.compile(r"\bpytorch\s+" + VERSION, linear_re.I),
-]
-TRITON_RES = [
-    linear_re.compile(
-        r"\b(?:pytorch-)?triton(?:-rocm)?(?:\.__version__)?\s*(?:==|=|:|\s)\s*" + VERSION,
-        linear_re.I,
-    ),
-    linear_re.compile(r"\btriton\s+version\s*:?\s*" + VERSION, linear_re.I),
-]
 
 SYMPTOM_PATTERNS = {
     "compile_error": [
@@ -302,39 +287,24 @@ def _score(block: CodeBlock, kind: str) -> tuple[float, str]:
     return score, ", ".join(reasons)
 
 
-def _first(patterns: list[linear_re.Pattern], text: str) -> str:
-    for pattern in patterns:
-        match = pattern.search(text)
-        if match:
-            return match.group(1).rstrip(".,;)")
-    return ""
-
-
 def environment_extract(
     title: str, body: str, *, language: str = "", uses_triton: bool = False
 ) -> tuple[dict, list[str]]:
     """The environment facts and the names of those a run would need but the issue lacks."""
     env = classifier_environment(title, body)
-    text = f"{title}\n{body}"
-    archs = list(env.architectures)
-    for match in itertools.islice(ARCH_RE.finditer(text), MAX_ARCHS * 10):
-        arch = f"gfx{match.group(1).lower()}"
-        if arch not in archs:
-            archs.append(arch)
-        if len(archs) >= MAX_ARCHS:
-            break
     environment = {
-        "gpu_archs": archs,
+        "gpu_archs": env.architectures[:MAX_ARCHS],
         "gpus": list(env.gpus),
         "rocm_version": env.rocm_version,
-        "torch_version": env.torch_version or _first(TORCH_RES, text),
-        "triton_version": env.triton_version or _first(TRITON_RES, text),
+        "torch_version": env.torch_version,
+        "triton_version": env.triton_version,
         "os": env.os,
         "python_version": env.python_version,
+        "build_targets": env.build_targets[:MAX_ARCHS],
         "sources": dict(env.sources),
     }
     missing = []
-    if not archs:
+    if not environment["gpu_archs"]:
         missing.append("gpu_arch")
     if not environment["rocm_version"]:
         missing.append("rocm_version")

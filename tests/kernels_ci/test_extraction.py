@@ -157,3 +157,21 @@ def test_it_finds_nothing_to_run_in_prose_and_logs():
     found = extract(title="docs typo", body="See ```\nTraceback (most recent call last):\n```")
     assert found.script == "" and found.language == ""
     assert found.suggested_backend() == ""
+
+
+def test_the_case_runs_on_the_reporters_gpu_not_on_the_targets_it_was_built_for():
+    body = (
+        "On my Radeon 7900XTX (ROCm 6.3.1) the kernel hangs.\n\n"
+        "```sh\nexport PYTORCH_ROCM_ARCH='gfx90a;gfx942;gfx1100'\npip install -e .\n```\n\n"
+        "```python\nimport torch\nimport triton\n\n@triton.jit\ndef k(x):\n    pass\n"
+        "k[(1,)](torch.zeros(1, device='cuda'))\n```\n\ntorch==2.6.0+rocm6.2, triton 3.2.0\n"
+    )
+    found = extract(title="hang in a triton kernel", body=body)
+    assert found.archs == ["gfx1100"]
+    assert found.environment["build_targets"] == ["gfx90a", "gfx942", "gfx1100"]
+    assert found.environment["rocm_version"] == "6.3.1"
+    assert (found.environment["torch_version"], found.environment["triton_version"]) == (
+        "2.6.0+rocm6.2",
+        "3.2.0",
+    )
+    assert found.missing_facts == []
