@@ -13,9 +13,14 @@ says what the rest of the service needs to know of it, and triage and releases a
   queue, `queue_key` being the key that accepts it there;
 - `triaged`: while its prediction needs triage, releases count the issue as untriaged;
 - `writes_labels`: its class can be written back to GitHub as a repository label;
-- its weak labeller: a model whose class defines `weak_label(title, body)` labels the issues it
-  trains on by its own rules; kind and component read theirs from repository labels (triage's
-  label maps).
+- its weak labeller: a model whose class defines `weak_label(title, body, labels)` labels the
+  issues it trains on by its own rules; kind and component read theirs from repository labels
+  (triage's label maps);
+- its rules: a model whose class defines `rules_predict(facts, model, corrections)` predicts
+  from an issue's facts (classifiers.facts) and its trained model's prediction, and is
+  predicted without a trained model too; the models after it in ENTRIES read its label, and
+  those it `follows` are predicted again when a triager corrects one of them (the severity
+  follows from the symptom).
 
 A new model is a model file, a line in ENTRIES and its tests.
 """
@@ -29,6 +34,7 @@ from classifiers.duplicates import DuplicateIndex
 from classifiers.kind import KindClassifier
 from classifiers.sentiment import SentimentClassifier
 from classifiers.severity import SeverityClassifier
+from classifiers.symptom import SymptomClassifier
 from config import linear_re
 
 COMPONENT_NAME = linear_re.compile(r"[\w .+/-]{1,100}")
@@ -87,6 +93,7 @@ ENTRIES: dict[str, ModelEntry] = {
             triaged=True,
             writes_labels=True,
         ),
+        ModelEntry(SymptomClassifier, correction="choice", page=True, queue_key="s", triaged=True),
         ModelEntry(SeverityClassifier, correction="choice", page=True, queue_key="v", triaged=True),
         ModelEntry(DuplicateIndex, predicts="similar", correction="reference"),
         ModelEntry(SentimentClassifier, predicts="text"),

@@ -446,6 +446,9 @@ CLASSIFIER_LABEL_MAPS: dict = {}
 CLASSIFIER_SENTIMENT_CSV = os.environ.get("CLASSIFIER_SENTIMENT_CSV", "")
 # Priority weights (points per part), merged over triage/services/priority.py's defaults.
 PRIORITY_WEIGHTS: dict = {}
+# Severity's hardware tiers: {"gfx target" or a GPU name's words: "datacenter" | "consumer" |
+# "unsupported"}, merged over classifiers/severity.py's defaults (ROCm's support matrix).
+SEVERITY_HARDWARE_TIERS: dict = {}
 # Later stages' priority parts: dotted paths to `fn(*, issue_ids: list[int]) -> {issue id:
 # (points, why)}`; their sum is the "release_train" part (kept within 0..release_train_max).
 PRIORITY_EXTRA_PARTS: list[str] = [

@@ -32,6 +32,7 @@ class RunListQuerySerializer(serializers.Serializer):
 class ReproRunSerializer(serializers.ModelSerializer):
     issue = serializers.SerializerMethodField()
     symptom = serializers.CharField(source="case.symptom", read_only=True)
+    symptom_detail = serializers.CharField(source="case.symptom_detail", read_only=True)
 
     class Meta:
         model = ReproRun
@@ -46,6 +47,7 @@ class ReproRunSerializer(serializers.ModelSerializer):
             "status",
             "outcome",
             "symptom",
+            "symptom_detail",
             "symptom_runs",
             "runs_requested",
             "signature",

@@ -2,7 +2,8 @@
 
 - the reproducer: one fenced code block (``` or ~~~, also inside <details>), Python using Triton
   or torch, or HIP C++ (`__global__`, `hipLaunchKernelGGL`); among several, the best scored;
-- the reported symptom: wrong result, crash (with its message), hang, compile error;
+- the reported symptom, in triage's symptom labels (classifiers.symptom): a wrong result, a hang
+  or a crash (with its message; a compile error is a crash whose detail says so), else "other";
 - the environment: classifiers.extraction's facts (the one reader of GPUs, gfx targets, ROCm,
   OS, torch, triton and Python versions), the gfx targets to run on, and the facts missing for a
   run.
@@ -99,6 +100,8 @@ SYMPTOM_PATTERNS = {
     ],
 }
 SYMPTOM_PRIORITY = ["compile_error", "hang", "wrong_result", "crash"]
+COMPILE_ERROR = "compile_error"  # a detail of a crash: the compiler backends reproduce it
+NO_SYMPTOM = "other"
 # One program per symptom: the alternatives of its patterns, counted in one pass.
 SYMPTOM_RES = {
     kind: linear_re.compile("|".join(f"(?:{p})" for p in patterns), linear_re.I | linear_re.M)
@@ -149,7 +152,8 @@ class Extraction:
     block_count: int = 0
     chosen_index: int | None = None
     choice_reason: str = ""
-    symptom: str = "unknown"
+    symptom: str = NO_SYMPTOM
+    symptom_detail: str = ""
     symptom_message: str = ""
     environment: dict = field(default_factory=dict)
     missing_facts: list[str] = field(default_factory=list)
@@ -161,7 +165,7 @@ class Extraction:
 
     def suggested_backend(self) -> str:
         if self.language == "python" and self.uses_triton:
-            if self.symptom == "compile_error":
+            if self.symptom_detail == COMPILE_ERROR:
                 return "triton-amd-compile"
             return "triton-interpreter"
         if self.language:
@@ -333,15 +337,17 @@ def _last_message(text: str) -> str:
     return ""
 
 
-def symptom_extract(text: str) -> tuple[str, str]:
+def symptom_extract(text: str) -> tuple[str, str, str]:
+    """(symptom, detail, message): a compile error is ("crash", "compile_error", message)."""
     hits = {kind: _hits(pattern, text) for kind, pattern in SYMPTOM_RES.items()}
     # An assertion about numbers is a wrong result, not a crash.
     hits["crash"] = max(0, hits["crash"] - _hits(NUMERIC_ASSERT_RE, text))
     best = max(SYMPTOM_PRIORITY, key=lambda k: (hits[k], -SYMPTOM_PRIORITY.index(k)))
     if hits[best] == 0:
-        return "unknown", ""
-    message = _last_message(text) if best in ("crash", "compile_error") else ""
-    return best, message
+        return NO_SYMPTOM, "", ""
+    if best == COMPILE_ERROR:
+        return "crash", COMPILE_ERROR, _last_message(text)
+    return best, "", _last_message(text) if best == "crash" else ""
 
 
 def _choose(blocks: list[CodeBlock], result: Extraction) -> CodeBlock | None:
@@ -398,7 +404,9 @@ def extract(*, title: str, body: str, time_budget_s: float = TIME_BUDGET_S) -> E
         _choose(blocks, result)
         budget.check("the choice of the reproducer")
         prose = _prose(body, blocks, result.script)
-        result.symptom, result.symptom_message = symptom_extract(f"{title}\n{prose}")
+        result.symptom, result.symptom_detail, result.symptom_message = symptom_extract(
+            f"{title}\n{prose}"
+        )
         budget.check("the symptom")
         result.environment, result.missing_facts = environment_extract(
             title, body, language=result.language, uses_triton=result.uses_triton

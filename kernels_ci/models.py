@@ -12,17 +12,23 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from classifiers.symptom import LABELS as SYMPTOM_LABELS
+
 
 def script_sha256(script: str) -> str:
     return hashlib.sha256(script.encode("utf-8")).hexdigest()
 
 
-class Symptom(models.TextChoices):
-    WRONG_RESULT = "wrong_result", "wrong result"
-    CRASH = "crash"
-    HANG = "hang"
+# triage's symptom labels (classifiers.symptom): one vocabulary. A reproducer's report names a
+# crash, a hang or a wrong result, else "other"; a compile error is a crash whose detail says so.
+Symptom = models.TextChoices(
+    "Symptom", [(label.upper(), (label, label.replace("_", " "))) for label in SYMPTOM_LABELS]
+)
+
+
+class SymptomDetail(models.TextChoices):
+    NONE = "", "none"
     COMPILE_ERROR = "compile_error", "compile error"
-    UNKNOWN = "unknown"
 
 
 class ReproCase(models.Model):
@@ -46,7 +52,14 @@ class ReproCase(models.Model):
         default="",
         help_text="why nothing was extracted (too large to extract: over a size or time budget)",
     )
-    symptom = models.CharField(max_length=16, choices=Symptom.choices, default=Symptom.UNKNOWN)
+    symptom = models.CharField(max_length=16, choices=Symptom.choices, default=Symptom.OTHER)
+    symptom_detail = models.CharField(
+        max_length=32,
+        choices=SymptomDetail.choices,
+        blank=True,
+        default="",
+        help_text="what kind of crash: a compile error (the compiler backends reproduce it)",
+    )
     symptom_message = models.TextField(blank=True, default="")
     environment = models.JSONField(default=dict, blank=True)
     missing_facts = models.JSONField(default=list, blank=True)
@@ -74,6 +87,12 @@ class ReproCase(models.Model):
 
     def __str__(self) -> str:
         return f"repro case of issue {self.issue_id}"
+
+    @property
+    def symptom_shown(self) -> str:
+        """The reported symptom as people read it: "crash (compile error)"."""
+        detail = f" ({self.get_symptom_detail_display()})" if self.symptom_detail else ""
+        return f"{self.get_symptom_display()}{detail}"
 
     @property
     def has_script(self) -> bool:

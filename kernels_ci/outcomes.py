@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from classifiers.symptom import FAILURES
 from kernels_ci.signatures import Observation, signature_hash
 
 FAILURE_KINDS = {"wrong_result", "crash", "hang", "compile_error"}
+# what an execution showed, in the symptom labels: a compile error is a crash of that detail
+AS_SYMPTOM = {"compile_error": ("crash", "compile_error")}
 
 
 @dataclass
@@ -26,20 +29,22 @@ class Verdict:
     detail: str
 
 
-def shows_symptom(observation: Observation, reported: str) -> bool:
+def shows_symptom(observation: Observation, reported: str, detail: str = "") -> bool:
+    """Whether an execution shows the reported symptom (any failure when the report names no
+    crash, hang or wrong result); a reported compile error is shown by a compile error only."""
     if observation.kind not in FAILURE_KINDS:
         return False
-    if reported in ("", "unknown"):
+    if reported not in FAILURES:
         return True
-    return observation.kind == reported
+    return AS_SYMPTOM.get(observation.kind, (observation.kind, "")) == (reported, detail)
 
 
-def classify(observations: list[Observation], *, reported: str) -> Verdict:
+def classify(observations: list[Observation], *, reported: str, detail: str = "") -> Verdict:
     n = len(observations)
     if n == 0:
         return Verdict("infra_error", 0, "", "", "no execution ran")
     kinds = Counter(o.kind for o in observations)
-    matching = [o for o in observations if shows_symptom(o, reported)]
+    matching = [o for o in observations if shows_symptom(o, reported, detail)]
     signatures = Counter(o.signature for o in matching)
     top = signatures.most_common(1)[0][0] if signatures else ""
     summary = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
@@ -70,7 +75,8 @@ def classify(observations: list[Observation], *, reported: str) -> Verdict:
     if outcome == "not_reproduced":
         other = [o for o in observations if o.kind in FAILURE_KINDS]
         top = other[0].signature if other else ""
-    detail = f"{len(matching)}/{n} executions showed the reported symptom ({reported}); {summary}"
+    said = f"{reported}, {detail.replace('_', ' ')}" if detail else reported
+    text = f"{len(matching)}/{n} executions showed the reported symptom ({said}); {summary}"
     if len(signatures) > 1:
-        detail += f"; {len(signatures)} different signatures"
-    return Verdict(outcome, len(matching), top, signature_hash(top), detail)
+        text += f"; {len(signatures)} different signatures"
+    return Verdict(outcome, len(matching), top, signature_hash(top), text)

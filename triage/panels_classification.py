@@ -18,12 +18,16 @@ def classification_panel(*, issue, request) -> Panel | None:
         evidence = (
             prediction.evidence if prediction and isinstance(prediction.evidence, dict) else {}
         )
+        items = [e for e in evidence.get("terms", []) if isinstance(e, dict)]
         rows.append(
             {
                 "name": name,
                 "prediction": prediction,
-                "terms": [e for e in evidence.get("terms", []) if "term" in e],
-                "rules": [e for e in evidence.get("terms", []) if "rule" in e],
+                "terms": [e for e in items if "term" in e],
+                "rules": [e for e in items if "rule" in e],
+                "clues": [e for e in items if "words" in e],  # the words and fields that decided
+                "parts": [e for e in items if "effect" in e],  # what the severity follows from
+                "model": next((e for e in items if "model" in e), None),
                 "decided_by": evidence.get("decided_by", ""),
                 "choices": registry.entry(name).choices,
             }

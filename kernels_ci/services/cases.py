@@ -72,6 +72,7 @@ def case_refresh(*, issue: Issue) -> ReproCase | None:
         case.choice_reason = found.choice_reason[:255]
         case.extraction_problem = found.problem[:255]
         case.symptom = found.symptom
+        case.symptom_detail = found.symptom_detail
         case.symptom_message = found.symptom_message
         case.environment = found.environment
         case.missing_facts = found.missing_facts

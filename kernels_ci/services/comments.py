@@ -49,9 +49,7 @@ def run_comment_body(run: ReproRun) -> str:
         + f": **{run.get_outcome_display().lower()}**",
         "",
         f"{run.symptom_runs} of {run.runs_requested} executions showed the reported symptom "
-        f"({case.get_symptom_display()})"
-        + (f"; {run.duration_s:.0f} s" if run.duration_s else "")
-        + ".",
+        f"({case.symptom_shown})" + (f"; {run.duration_s:.0f} s" if run.duration_s else "") + ".",
     ]
     if run.signature:
         lines.append(f"Signature: {_code(run.signature)}")

@@ -265,7 +265,9 @@ def _run_execute(*, run_id: int, runner_name: str, takeover: bool) -> ReproRun |
         script=case.script, language=case.language, arch=run.arch, timeout_s=run_timeout_s(case)
     )
     executions = [module.execute(spec) for _ in range(run.runs_requested)]
-    verdict = classify([e.observation for e in executions], reported=case.symptom)
+    verdict = classify(
+        [e.observation for e in executions], reported=case.symptom, detail=case.symptom_detail
+    )
     notes = taken_over + sorted({e.note for e in executions if e.note})
     assembly = next((e.assembly for e in executions if e.assembly), "")
     run = run_finish(

@@ -148,7 +148,7 @@ def test_it_prefers_the_triton_kernel_among_two_python_blocks():
     )
     found = extract(title="compile error", body=body)
     assert "@triton.jit" in found.script
-    assert found.symptom == "compile_error"
+    assert (found.symptom, found.symptom_detail) == ("crash", "compile_error")
     assert found.suggested_backend() == "triton-amd-compile"
     assert "preferred over 1 other candidate" in found.choice_reason
 

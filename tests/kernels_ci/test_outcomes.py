@@ -24,8 +24,19 @@ def test_it_calls_under_half_or_differing_signatures_flaky():
 def test_it_calls_another_symptom_not_reproduced():
     hang = Observation("hang", signature="timeout")
     assert classify([hang] * 5, reported="wrong_result").outcome == "not_reproduced"
-    assert classify([PASS] * 5, reported="unknown").outcome == "not_reproduced"
-    assert classify([hang] * 5, reported="unknown").outcome == "reproduced"
+    assert classify([PASS] * 5, reported="other").outcome == "not_reproduced"
+    assert classify([hang] * 5, reported="other").outcome == "reproduced"
+
+
+def test_a_reported_compile_error_is_a_crash_that_only_a_compile_error_shows():
+    compiler = Observation("compile_error", signature="LLVM ERROR: cannot select")
+    crash = Observation("crash", signature="Segmentation fault | main")
+    verdict = classify([compiler] * 3, reported="crash", detail="compile_error")
+    assert verdict.outcome == "reproduced" and "(crash, compile error)" in verdict.detail
+    assert classify([crash] * 3, reported="crash", detail="compile_error").outcome == (
+        "not_reproduced"
+    )
+    assert classify([compiler] * 3, reported="crash").outcome == "not_reproduced"
 
 
 def test_it_calls_a_reproducer_that_cannot_run_invalid_and_runner_failures_infra():

@@ -26,10 +26,12 @@ def test_without_trained_models_only_rules_run_and_the_page_says_not_classified(
 ):
     issue = make.issue(title="Crash on MI300X", body="### ROCm Version\n\n6.4.1\n")
     report = classification.issues_classify(ids=[issue.id])
-    assert report.skipped["kind"] == "not trained"
-    assert list(IssuePrediction.objects.values_list("model_name", "label")) == [
-        ("environment", "gfx942")
-    ]
+    assert report.skipped["kind"] == "not trained" and "symptom" not in report.skipped
+    assert set(IssuePrediction.objects.values_list("model_name", "label", "model_version")) == {
+        ("environment", "gfx942", "rules"),
+        ("symptom", "crash", "rules"),
+        ("severity", "high", "rules"),
+    }
     page = logged_in_client.get(
         f"/issues/{issue.repository.full_name}/{issue.number}/"
     ).content.decode()

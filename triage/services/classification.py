@@ -1,6 +1,7 @@
 """Predictions stored on issues, triagers' decisions on them, and (re)training from the database.
 
-Each issue model (kind, component, severity) predicts in one batch per call; the environment is
+Each issue model (kind, component, symptom, severity) predicts in one batch per call (symptom
+and severity by their rules too, so also without a trained model); the environment is
 extracted by rules; the duplicates index answers the 5 most similar issues. A model that has not
 been trained yet, or whose artifact cannot be loaded, is skipped (its prediction stays absent:
 "not classified"), so classification never fails an ingestion. Priority is recomputed after.
@@ -22,8 +23,10 @@ from django.utils import timezone
 
 from classifiers import artifacts, datasets, registry, training
 from classifiers.extraction import environment_extract
+from classifiers.facts import IssueFacts, Reach
 from classifiers.features import body_clean, issue_text
 from classifiers.text_classifier import TrainingDataError
+from config import linear_re
 from triage.models import Comment, Issue, IssuePrediction, Post, PredictionCorrection
 from triage.services import priority, training_data
 
@@ -32,6 +35,11 @@ logger = logging.getLogger(__name__)
 ISSUE_MODELS = registry.names(predicts="issue")
 # sentiment: its base CSV (settings.CLASSIFIER_SENTIMENT_CSV) and the triagers' corrections
 TRAINED_FROM_DATABASE = registry.names(trained_from_database=True)
+ISSUE_FIELDS = (
+    *("id", "number", "title", "body", "repository__full_name"),
+    *("author_id", "reactions", "reactions_total"),  # the reach that severity reads
+)
+CORRECTIONS_IN_SOURCE = linear_re.compile(r"\bcorrection (\d+)")
 DUPLICATE_CANDIDATES = 5
 MAX_FRESH_CANDIDATES = 5000
 CLASSIFY_CHUNK = 500  # issues per classify task after a retraining (and per demo batch)
@@ -85,12 +93,15 @@ def _row(issue_id: int, name: str, version: str, label: str, confidence: float, 
     )
 
 
-def issues_classify(*, ids: list[int]) -> ClassifyReport:
+def issues_classify(*, ids: list[int], models: tuple[str, ...] = ISSUE_MODELS) -> ClassifyReport:
+    """Predict `models` (all the issue models, the environment and the duplicates by default;
+    a subset predicts only those and the environment) for these issues, then prioritize them."""
     report = ClassifyReport()
     issues = list(
         Issue.objects.filter(pk__in=ids, is_pull_request=False, deleted_at__isnull=True)
         .select_related("repository")
-        .only("id", "number", "title", "body", "repository__full_name")
+        .prefetch_related("labels")
+        .only(*ISSUE_FIELDS)
     )
     report.issues = len(issues)
     if not issues:
@@ -104,21 +115,6 @@ def issues_classify(*, ids: list[int]) -> ClassifyReport:
             "issue_id", "model_name"
         )
     )
-
-    for name in ISSUE_MODELS:
-        loaded = _load(name, report)
-        if loaded is None:
-            continue
-        for issue, p in zip(issues, loaded.model.predict(texts), strict=True):
-            if (issue.id, name) in decided:
-                continue
-            evidence = {"terms": p.evidence, "probabilities": p.to_dict()["probabilities"]}
-            rows.append(
-                _row(
-                    issue.id, name, loaded.version, p.label, p.confidence, evidence, p.needs_triage
-                )
-            )
-        report.predicted[name] = len(issues)
 
     for issue in issues:
         env = environment_extract(issue.title, issue.body)
@@ -135,7 +131,11 @@ def issues_classify(*, ids: list[int]) -> ClassifyReport:
         )
     report.predicted["environment"] = len(issues)
 
-    index = _load("duplicates", report)
+    facts = _issue_facts(issues, rows, decided)
+    for name in models:
+        rows += _model_rows(name, issues, texts, facts, decided, report)
+
+    index = _load("duplicates", report) if models == ISSUE_MODELS else None
     if index is not None:
         rows += _duplicate_rows(index, issues, texts, decided)
         report.predicted["duplicates"] = len(issues)
@@ -155,6 +155,65 @@ def issues_classify(*, ids: list[int]) -> ClassifyReport:
     )
     report.prioritized = priority.issues_prioritize(ids=ids)
     return report
+
+
+def _issue_facts(issues, rows, decided) -> dict[int, IssueFacts]:
+    """Per issue, what the models with rules read: its labels, the environment just extracted
+    (its rows among `rows`), its reach, and the labels triagers decided."""
+    environments = {r.issue_id: r.evidence for r in rows if r.model_name == "environment"}
+    reach = priority.reach_of_issues(issues=issues)
+    facts = {
+        issue.id: IssueFacts(
+            title=issue.title or "",
+            body=issue.body or "",
+            labels=tuple(label.name for label in issue.labels.all()),
+            environment=environments.get(issue.id) or {},
+            reach=reach.get(issue.id, Reach()),
+        )
+        for issue in issues
+    }
+    for p in IssuePrediction.objects.filter(issue_id__in=list(facts)).only(
+        "issue_id", "model_name", "label", "needs_triage"
+    ):
+        if (p.issue_id, p.model_name) in decided:
+            facts[p.issue_id].predicted[p.model_name] = p.label
+            facts[p.issue_id].unsure[p.model_name] = False
+    return facts
+
+
+def _model_rows(name, issues, texts, facts, decided, report) -> list[IssuePrediction]:
+    """One model's predictions: its trained model's, through its rules when it has rules (then
+    also without a trained model); a triager's decision is left as it is."""
+    rules = getattr(registry.model_class(name), "rules_predict", None)
+    loaded = _load(name, report)
+    if loaded is None and rules is None:
+        return []
+    if loaded is None and report.skipped.get(name) == "not trained":
+        del report.skipped[name]  # its rules speak
+    predicted = loaded.model.predict(texts) if loaded else [None] * len(issues)
+    corrections = _corrections_learned(loaded)
+    version = loaded.version if loaded else "rules"
+    rows = []
+    for issue, p in zip(issues, predicted, strict=True):
+        if (issue.id, name) in decided:
+            continue
+        if rules is not None:
+            p = rules(facts[issue.id], p, corrections)
+        facts[issue.id].predicted[name] = p.label
+        facts[issue.id].unsure[name] = p.needs_triage
+        evidence = {"terms": p.evidence, "probabilities": p.to_dict()["probabilities"]}
+        rows.append(_row(issue.id, name, version, p.label, p.confidence, evidence, p.needs_triage))
+    report.predicted[name] = len(issues)
+    return rows
+
+
+def _corrections_learned(loaded) -> int:
+    """How many triagers' corrections the loaded version was trained on (its source says
+    "database (correction 3, rule 120)")."""
+    if loaded is None:
+        return 0
+    found = CORRECTIONS_IN_SOURCE.search(str(loaded.metadata.get("source", "")))
+    return int(found.group(1)) if found else 0
 
 
 def _duplicate_rows(index, issues, texts, decided) -> list[IssuePrediction]:
@@ -250,8 +309,19 @@ def prediction_correct(*, issue: Issue, model_name: str, label: str, user) -> Pr
             "predicted_at": timezone.now(),
         },
     )
-    priority.issues_prioritize(ids=[issue.id])
+    following = _following(model_name)
+    if following:  # the severity follows from a corrected symptom
+        issues_classify(ids=[issue.id], models=following)  # prioritizes too
+    else:
+        priority.issues_prioritize(ids=[issue.id])
     return correction
+
+
+def _following(model_name: str) -> tuple[str, ...]:
+    """The issue models whose rules read this one's label (their class's `follows`)."""
+    return tuple(
+        n for n in ISSUE_MODELS if model_name in getattr(registry.model_class(n), "follows", ())
+    )
 
 
 # --- training ------------------------------------------------------------------------------

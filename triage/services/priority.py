@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
+from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from classifiers.facts import Reach
 from config import linear_re
 from triage.models import (
     Comment,
@@ -152,13 +154,11 @@ def priority_parts(
     else:
         parts.append(_part("severity", 0, "not classified"))
 
-    others = {a for a, _, _ in comments if a is not None and a != issue.author_id}
-    plus_ones = sum(1 for _, _, body in comments if PLUS_ONE.match(body or ""))
-    thumbs, reactions = _reactions(issue)
+    others, plus_ones, thumbs, reactions = _reach_counts(issue, comments)
     reach = min(
         w["reach_max"],
         round(
-            len(others) * w["reach_per_commenter"]
+            others * w["reach_per_commenter"]
             + plus_ones * w["reach_per_plus_one"]
             + thumbs * w["reach_per_plus_one_reaction"]
             + reactions * w["reach_per_reaction"]
@@ -166,7 +166,7 @@ def priority_parts(
         ),
     )
     why = (
-        f"{len(others)} other commenters, {plus_ones} '+1' comments, {thumbs} '+1' reactions, "
+        f"{others} other commenters, {plus_ones} '+1' comments, {thumbs} '+1' reactions, "
         f"{reactions} other reactions, {linked_posts} linked posts on X"
     )
     parts.append(_part("reach", reach, why))
@@ -210,6 +210,68 @@ def priority_parts(
     elif total < 0:
         parts.append(_part("floor", -total, "floored at 0"))
     return parts
+
+
+def _reach_counts(issue: Issue, comments) -> tuple[int, int, int, int]:
+    """(distinct other commenters, "+1" comments, "+1" reactions, other reactions)."""
+    others = {a for a, _, _ in comments if a is not None and a != issue.author_id}
+    plus_ones = sum(1 for _, _, body in comments if PLUS_ONE.match(body or ""))
+    thumbs, reactions = _reactions(issue)
+    return len(others), plus_ones, thumbs, reactions
+
+
+def _comments_of(issue_ids: list[int]) -> dict[int, list[tuple[int | None, str, str]]]:
+    comments = defaultdict(list)
+    for issue_id, author_id, assoc, body in Comment.objects.filter(
+        issue_id__in=issue_ids, deleted_at__isnull=True
+    ).values_list("issue_id", "author_id", "author_association", "body"):
+        comments[issue_id].append((author_id, assoc, body))
+    return comments
+
+
+def _linked_posts(issue_ids: list[int]) -> dict[int, int]:
+    return dict(
+        PostIssueLink.objects.filter(issue_id__in=issue_ids, status=PostIssueLink.Status.CONFIRMED)
+        .values("issue_id")
+        .annotate(n=Count("post_id"))
+        .values_list("issue_id", "n")
+    )
+
+
+def _confirmed_duplicates(issues: list[Issue]) -> dict[int, int]:
+    """{issue id: how many other issues triagers confirmed as its duplicates}."""
+    ids = {f"{i.repository.full_name}#{i.number}".lower(): i.id for i in issues}
+    decisions = PredictionCorrection.objects.filter(model_name="duplicates")
+    naming = decisions.annotate(named=Lower("after")).filter(named__in=list(ids))
+    latest = {  # the latest decision of each issue that ever named one of these
+        issue_id: after.lower()
+        for issue_id, after in decisions.filter(issue_id__in=naming.values("issue_id"))
+        .order_by("created_at", "id")
+        .values_list("issue_id", "after")
+    }
+    found = defaultdict(set)
+    for issue_id, after in latest.items():
+        if after in ids and ids[after] != issue_id:
+            found[ids[after]].add(issue_id)
+    return {issue_id: len(others) for issue_id, others in found.items()}
+
+
+def reach_of_issues(*, issues: list[Issue]) -> dict[int, Reach]:
+    """The reach of each issue, as its severity reads it (issues with their repository)."""
+    ids = [i.id for i in issues]
+    comments, posts = _comments_of(ids), _linked_posts(ids)
+    duplicates = _confirmed_duplicates(issues)
+    reach = {}
+    for issue in issues:
+        others, plus_ones, thumbs, reactions = _reach_counts(issue, comments.get(issue.id, []))
+        reach[issue.id] = Reach(
+            commenters=others,
+            plus_ones=plus_ones + thumbs,
+            reactions=reactions,
+            duplicates=duplicates.get(issue.id, 0),
+            posts=posts.get(issue.id, 0),
+        )
+    return reach
 
 
 def _release_train_part(extra: tuple[float, str] | None, most: int) -> dict:
@@ -287,17 +349,7 @@ def issues_prioritize(*, ids: list[int]) -> int:
     predictions: dict[int, dict[str, IssuePrediction]] = defaultdict(dict)
     for p in IssuePrediction.objects.filter(issue_id__in=open_ids):
         predictions[p.issue_id][p.model_name] = p
-    comments = defaultdict(list)
-    for issue_id, author_id, assoc, body in Comment.objects.filter(
-        issue_id__in=open_ids, deleted_at__isnull=True
-    ).values_list("issue_id", "author_id", "author_association", "body"):
-        comments[issue_id].append((author_id, assoc, body))
-    posts = dict(
-        PostIssueLink.objects.filter(issue_id__in=open_ids, status=PostIssueLink.Status.CONFIRMED)
-        .values("issue_id")
-        .annotate(n=Count("post_id"))
-        .values_list("issue_id", "n")
-    )
+    comments, posts = _comments_of(open_ids), _linked_posts(open_ids)
     extras = extra_parts(issue_ids=open_ids)
     overrides = _overrides(open_ids)
     w, now = weights(), timezone.now()

@@ -212,12 +212,17 @@ WEAK_LABELLERS = {
 
 
 def rule_weak_labeller(cls):
-    """The weak labeller of a model with rules of its own (`weak_label(title, body)` on its
-    class, classifiers.registry), or None."""
+    """The weak labeller of a model with rules of its own (`weak_label(title, body, labels)` on
+    its class, classifiers.registry), or None."""
     rules = getattr(cls, "weak_label", None)
     if rules is None:
         return None
-    return lambda issue, maps: (rules(issue.title or "", issue.body or ""), SOURCE_RULE)
+
+    def labeller(issue: Issue, maps: dict) -> tuple[str, str]:
+        labels = tuple(label.name for label in issue.labels.all())
+        return rules(issue.title or "", issue.body or "", labels), SOURCE_RULE
+
+    return labeller
 
 
 @dataclass

@@ -70,6 +70,7 @@ class Command(BaseCommand):
                 "status": run.status,
                 "outcome": run.outcome,
                 "symptom": case.symptom,
+                "symptom_detail": case.symptom_detail,
                 "symptom_runs": run.symptom_runs,
                 "runs": run.runs_requested,
                 "signature": run.signature,
@@ -86,7 +87,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{row['issue']} {row['backend']} {row['arch']} attempt {row['attempt']}: "
                 f"{row['outcome'] or row['status']} ({row['symptom_runs']}/{row['runs']} showed "
-                f"{row['symptom']}) in {row['duration_s']} s"
+                f"{case.symptom_shown}) in {row['duration_s']} s"
                 + (f"\n  signature: {row['signature']}" if row["signature"] else "")
                 + f"\n  {row['detail']}"
             )

@@ -1,0 +1,453 @@
+"""symptom: what goes wrong in a report (a crash, a hang, wrong results, ...), by rules and a model.
+
+Rules read the title, the body's prose, its code and log blocks and the issue's labels: each rule
+is a phrase of one symptom with its weight, and where it was found weighs too (the title most;
+a log block's lines count only for the phrases logs print, at a discount; a label counts like the
+title). Read are words, never URLs ("High-Performance" in a link is not a performance report),
+HTML comments (the issue form's hints) or the rocminfo dump of the issue form (its "Feature"
+and "Queue" lines describe the GPU); the bare words "error" and "fails" are no symptom (a build
+failure says "error" as much as a crash does). The symptom with the most points wins, the worst
+outcome first on a tie (a report that hangs and is then killed by a watchdog is a hang); with
+fewer than DECIDING_POINTS nothing is clear and the rules say `other`.
+
+The rules give the evidence (the words and fields that decided it) and the weak labels the model
+trains on; the model decides where the rules find nothing and it is sure (its class's precision
+threshold, measured out of fold), and over the rules once it has learned from triagers'
+corrections (MIN_CORRECTIONS_TO_OVERRULE) and is sure; a triager's decision stands above both.
+kernels_ci's reported symptom is read in these labels too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from classifiers.extraction import form_sections
+from classifiers.facts import IssueFacts
+from classifiers.text_classifier import Prediction, TextClassifier
+from config import linear_re
+
+LABELS = (
+    "crash",
+    "hang",
+    "wrong_result",
+    "performance",
+    "build",
+    "install",
+    "docs",
+    "feature",
+    "question",
+    "other",
+)
+FAILURES = ("crash", "hang", "wrong_result")  # what a kernel reproducer can show
+# On equal points the first of these wins: the worse outcome, then the more specific report.
+PRECEDENCE = (
+    "wrong_result",
+    "hang",
+    "crash",
+    "install",
+    "build",
+    "performance",
+    "docs",
+    "feature",
+    "question",
+)
+DECIDING_POINTS = 2.0
+FIELD_WEIGHTS = {"title": 2.0, "label": 1.5, "body": 1.0, "log": 0.7}
+MIN_CORRECTIONS_TO_OVERRULE = 20  # a model trained on fewer knows only what the rules know
+MAX_READ_CHARS = 65_536  # GitHub's cap on a body: the rest is a pasted log
+MAX_LOG_CHARS = 16_384
+
+STRONG, WEAK = 3.0, 1.0
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A phrase of one symptom. `where`: "all" fields, "prose" (title, body, labels), "log" or
+    "title" only. An `ending` is how a process ends (aborted, killed, an exception): it counts
+    for a crash only when no hang or wrong result is clear, which end that way too."""
+
+    symptom: str
+    weight: float
+    pattern: str
+    where: str = "all"
+    ending: bool = False
+
+
+LIBRARIES = (
+    r"(?:rocBLAS(?:Lt)?|hipBLAS(?:Lt)?|MIOpen|RCCL|NCCL|HIP|CUDA|HSA|hipFFT|rocFFT|rocSOLVER|rocSPARSE|"
+    r"MIGraphX|Tensile|hipSPARSE|rocRAND|CK|composable_kernel|Triton)"
+)
+RULES: list[Rule] = [
+    # crash: segfault, abort, exception, HIP error, GPU reset, compiler crash (also of a model
+    # or a kernel compiled as it runs: JIT, Triton, MIGraphX)
+    Rule(
+        "crash",
+        STRONG,
+        r"\bsegfault\w*|segmentation fault|\bSIG(?:SEGV|BUS|ILL|FPE)\b|"
+        r"memory access fault|page fault|illegal (?:memory|address|instruction)|"
+        r"\bhipError[A-Z]\w*|\bHIP error|HSA_STATUS_ERROR\w*|gpu reset|kernel panic|"
+        r"\bcrash(?:es|ed|ing)?\b|internal compiler error|LLVM ERROR|compiler crash|"
+        r"PLEASE submit a bug report|CompilationError|out of memory|\bOOM\b|"
+        rf"\b{LIBRARIES} (?:error|exception|failure|fatal)\b|"
+        r"\b(?:HIPBLAS|HIPBLASLT|ROCBLAS|MIOPEN|RCCL|HIPFFT|ROCFFT)_STATUS_(?:NOT_|INVALID|"
+        r"INTERNAL|ALLOC|EXECUTION|MAPPING|ARCH|UNKNOWN|BAD|UNSUPPORTED|MEMORY)\w*|"
+        r"\bcompil(?:e|es|ing|ation)\b[^.\n]{0,40}\b(?:models?|kernels?|graphs?|onnx|mlir|"
+        r"jit)\b|\b(?:models?|kernels?|graphs?|onnx|jit|triton)\b[^.\n]{0,30}\bcompil\w*",
+    ),
+    Rule(
+        "crash",
+        STRONG,
+        r"\babort(?:s|ed|ing)?\b|\bSIGABRT\b|terminate called|core dump|dumped core",
+        ending=True,
+    ),
+    Rule(
+        "crash",
+        WEAK,
+        r"\bexception\b|\bthrows?\b|\bkilled\b|\bRuntimeError\b|"
+        r"\b(?:unable|fails?|failed|cannot|can't) to (?:launch|start|run|load|execute|open)\b",
+        "prose",
+        ending=True,
+    ),
+    Rule(
+        "crash",
+        WEAK,
+        r"Traceback \(most recent call last\)|\b\w+(?:Error|Exception): ",
+        "log",
+        ending=True,
+    ),
+    # hang
+    Rule(
+        "hang",
+        STRONG,
+        r"\bhang(?:s|ing|ed)?\b|\bhung\b|\bfreez(?:e|es|ing)\b|\bfroze(?:n)?\b|\bstuck\b|"
+        r"deadlock|\bstall(?:s|ed|ing)?\b|never (?:returns|finishes|completes|ends|terminates)|"
+        r"waits? forever|indefinitely|unresponsive|\btim(?:es|ed) out\b|\btimeout\b|"
+        r"watchdog|no progress|\block(?:s|ed)? up\b|full lock",
+    ),
+    # wrong_result: NaN, garbage, mismatch, silent corruption
+    Rule(
+        "wrong_result",
+        STRONG,
+        r"\b(?:wrong|incorrect|bad|invalid|inaccurate|erroneous)(?: [\w.-]+){0,2} "
+        r"(?:results?|outputs?|answers?|values?|numbers?|numerics|data)\b|"
+        r"\b(?:results?|outputs?|values?|answers?)\b[^.\n]{0,40}\b(?:is|are|was|were|be) "
+        r"(?:wrong|incorrect|off|inaccurate|different|inconsistent|zeros?|0)\b|"
+        r"\bgarbage\b|gibberish|\bnonsense\b|\bnans?\b|mismatch\w*|not close|\ballclose\b|"
+        r"assert_close|Mismatched elements|"
+        r"accuracy (?:drop|degradation|loss|issue|problem|regression)|"
+        r"(?:loss|lost) of precision|precision (?:loss|issue|problem)|\bsilent(?:ly)?\b|"
+        r"\bcorrupt(?:s|ed|ion)?\b|verif(?:y|ication) (?:errors?|fail\w*)|"
+        r"validation fail\w*|fails? (?:verification|validation)|\bcorrectness\b|"
+        r"numerical(?:ly)? (?:errors?|issues?|differences?|instability|mismatch\w*)|"
+        r"\b(?:accumulation|rounding|numerical|relative|absolute|max(?:imum)?) "
+        r"(?:abs(?:olute)? |rel(?:ative)? )?(?:errors?|err|diff(?:erence)?s?)\b|"
+        r"inaccura(?:te|cy)|differ(?:s|ent)? from|"
+        r"(?:does not|do not|doesn't|don't|did not) match|\ball zeros\b|"
+        r"\b(?:0|zero)-valued\b|black (?:images?|outputs?)|Difference at \d|AssertionError",
+    ),
+    # performance: the complaint ("slower", "a performance regression"); metrics alone are weak
+    Rule(
+        "performance",
+        STRONG,
+        r"\bslow(?:er|ly|s|down|downs)?\b|performance (?:regression|drop|degradation|issue|"
+        r"problem|loss|gap|is (?:poor|bad|low))|(?:poor|low|bad|worse) performance|"
+        r"\bperf (?:regression|drop)|\d+(?:\.\d+)?\s*(?:x|times) (?:slower|faster)|"
+        r"underperform\w*|(?:low|poor) (?:gpu )?utili[sz]ation",
+        "prose",
+    ),
+    Rule(
+        "performance",
+        WEAK,
+        r"\bperformance\b|\bperf\b|\bbenchmark\w*|\bspeed\b|\bbandwidth\b|throughput|latency|"
+        r"\bt?flops\b|tokens?/s\b|takes (?:a long time|forever)",
+        "prose",
+    ),
+    # build: the stack's own build (from source, cmake, the linker)
+    Rule(
+        "build",
+        STRONG,
+        r"\bbuild(?:ing)? (?:fails?|failed|failure|errors?|broken|issues?|problems?)|"
+        r"\b(?:fails?|failed|unable|cannot|can't|error) (?:to )?build\b|"
+        r"\bbuilds? (?:are |is )?failing\b|build(?:ing)? from source|"
+        r"CMake Error|undefined reference|\blinker? (?:errors?|fails?|failed)|ld(?:\.lld)?: error|"
+        r"ninja: build stopped|make(?:\[\d+\])?: \*\*\*|Could NOT find|"
+        r"fatal error: [\w./-]+: No such file|Failed building wheel",
+    ),
+    Rule(
+        "build",
+        WEAK,
+        r"\bcompil(?:e|ing|ation|er)\b|\bbuild(?:s|ing)?\b|\bcmake\b|"
+        r"\bcompil(?:e|ation) (?:fails?|failed|failure|errors?)|\bfails? to compile\b",
+        "prose",
+    ),
+    # install: packages, driver, dkms, GPU not detected
+    Rule(
+        "install",
+        STRONG,
+        r"\binstall(?:ation|ing|er)? (?:fails?|failed|failure|errors?|issues?|problems?|broken)|"
+        r"\b(?:fails?|failed|unable|cannot|can't) (?:to )?(?:install|uninstall)\b|"
+        r"\bdkms\b|unmet dependencies|held broken packages|Unable to locate package|"
+        r"(?:gpus?|devices?|cards?|agents?)\b[^.\n]{0,30}\b(?:is |are )?not (?:being )?"
+        r"(?:detected|found|recogni[sz]ed|listed|shown|visible)|"
+        r"\b(?:not|never) (?:being )?(?:detected|recogni[sz]ed)\b|"
+        r"\b(?:doesn't|does not|don't|do not|can't|cannot|unable to|fails? to|won't) "
+        r"(?:detect|recogni[sz]e)\w*\b|"
+        r"\b(?:doesn't|does not|don't|do not|can't|cannot|unable to|fails? to|won't|not) "
+        r"(?:detect|see|find|recogni[sz]e|show|list)\w* (?:the |my |any |a |an )?"
+        r"(?:[\w-]+ )?(?:gpus?|devices?|cards?|agents?)\b|"
+        r"no (?:gpus?|devices?|agents?) (?:found|detected|available)|"
+        r"is_available\(\) (?:returns )?False|"
+        r"/dev/kfd|secure boot|\bmodprobe\b|kernel module|package conflicts?|"
+        r"conflicting packages|dependency (?:conflict|error|hell)",
+        "prose",
+    ),
+    Rule(
+        "install",
+        STRONG,
+        r"unmet dependencies|held broken packages|Unable to locate package|dpkg: error|"
+        r"Bad return status for module build",
+        "log",
+    ),
+    # no GPU for HIP: more than the HIP error it is (a crash's phrase) says
+    Rule("install", STRONG + WEAK, r"hipErrorNoDevice|no ROCm-capable device"),
+    Rule(
+        "install",
+        WEAK,
+        r"\binstall(?:ation|ing|ed|er)?\b|\bpackages?\b|\bapt(?:-get)?\b|\bdriver\b|"
+        r"amdgpu-install|\bdpkg\b|\brpm\b|\byum\b|\bdnf\b|\bzypper\b|\bpip\b",
+        "prose",
+    ),
+    # docs
+    Rule(
+        "docs",
+        STRONG,
+        r"\bdocumentation\b|\bdocs?\b|\btypo\w*|broken links?|dead links?|\breadme\b|"
+        r"\bdocstrings?\b|not documented|undocumented|\bdoc page\b|"
+        r"(?:incorrect|wrong|outdated|missing|unclear|broken|confusing|misleading)"
+        r"(?: [\w.-]+){0,3} (?:instructions|documentation|docs|guide|steps|tables?)\b",
+        "prose",
+    ),
+    Rule("docs", WEAK, r"\btutorial\b|\bguide\b|\binstructions\b|\bdocumented\b", "prose"),
+    # feature
+    Rule(
+        "feature",
+        STRONG,
+        r"feature requests?|\[feature\]|\benhancement\b|\bplease (?:add|support|implement)|"
+        r"\badd(?:ing)? support (?:for|of)|\b(?:would|it'd) be (?:nice|great|useful|helpful)|"
+        r"\bRFC\b|\bproposal\b|\bcould you (?:add|support|implement)",
+        "prose",
+    ),
+    Rule(
+        "feature",
+        WEAK,
+        r"^\s*(?:\[[^\]]{1,40}\]:?\s*)*(?:support|add|implement|enable|request)\b|"
+        r"\bsupport\b|\bnot supported\b",
+        "title",
+    ),
+    # question: a question-shaped title ("Is there a ROCm version that supports gfx1151?")
+    Rule(
+        "question",
+        STRONG,
+        r"^\s*(?:\[[^\]]{1,40}\]:?\s*)*(?:(?:how|what|why|which|where|who|whether)\b|"
+        r"(?:is|are) (?:there|it|this|that)\b|(?:does|do|can|could|will|would|should) "
+        r"(?:i|we|you|rocm|it|the|this|anyone|someone|amd|hip|pytorch|triton)\b|"
+        r"any (?:plans?|update|news|eta|timeline)\b)|\?\s*$|\bquestion\b",
+        "title",
+    ),
+]
+LABEL_SYMPTOMS = {  # a repository label that names a symptom (case-insensitive substrings)
+    "documentation": "docs",
+    "docs": "docs",
+    "feature": "feature",
+    "enhancement": "feature",
+    "question": "question",
+    "performance": "performance",
+    "perf": "performance",
+    "build": "build",
+    "install": "install",
+    "packaging": "install",
+    "hang": "hang",
+    "crash": "crash",
+    "correctness": "wrong_result",
+    "accuracy": "wrong_result",
+}
+# Compounds whose word is no symptom: a "high-performance library" reports no slowness.
+NOT_SYMPTOMS = linear_re.compile(
+    r"(?:wrong|invalid|incorrect) (?:number of )?(?:arguments?|args|parameters?)\b|"
+    r"high[- ]performance|performance (?:libraries|library|primitives|computing)|"
+    r"\bHPC\b|build (?:of|number|id|type)\b|\bdebug build\b|"
+    r"(?:release|nightly|docker|source) build\b",
+    linear_re.I,
+)
+CODE_BLOCK = linear_re.compile(r"```.*?(?:```|\z)|~~~.*?(?:~~~|\z)", linear_re.S)
+URL = linear_re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+|\]\([^)\s]*\)", linear_re.I)
+HTML = linear_re.compile(r"<!--.*?(?:-->|\z)|<[a-zA-Z/][^>\n]{0,500}>", linear_re.S)
+ROCMINFO_HEADING = linear_re.compile(
+    r"rocminfo|rocm-smi|amd-smi|environment|collect_env", linear_re.I
+)
+ROCMINFO_DUMP = linear_re.compile(
+    r"HSA System Attributes|HSA Agents|ROCk module|Runtime Version:", linear_re.I
+)
+ENVIRONMENT_SECTIONS = {"operating system", "cpu", "gpu", "rocm version", "rocm component"}
+
+
+@dataclass(frozen=True)
+class Clue:
+    symptom: str
+    words: str
+    field: str
+    points: float
+    ending: bool = False
+
+    def to_dict(self) -> dict:
+        return {"symptom": self.symptom, "words": self.words, "field": self.field}
+
+
+@dataclass
+class Reading:
+    """What the rules read in one issue: the symptom, its points and the clues that gave it."""
+
+    label: str
+    points: dict[str, float] = field(default_factory=dict)
+    clues: list[Clue] = field(default_factory=list)
+
+    @property
+    def decided(self) -> bool:
+        return self.label != "other"
+
+    @property
+    def margin(self) -> float:
+        """Points of the winner over the runner-up."""
+        ranked = sorted(self.points.values(), reverse=True) + [0.0, 0.0]
+        return ranked[0] - ranked[1]
+
+    def evidence(self) -> list[dict]:
+        """The rule and the clues of the winning symptom, then those of a close runner-up."""
+        if not self.decided:
+            return [{"rule": "no symptom named", "symptom": "other"}]
+        mine = [c.to_dict() for c in self.clues if c.symptom == self.label]
+        return [{"rule": self.label.replace("_", " "), "symptom": self.label}, *mine]
+
+
+_COMPILED = [(rule, linear_re.compile(rule.pattern, linear_re.I | linear_re.M)) for rule in RULES]
+_FIELDS_OF = {
+    "all": ("title", "body", "log"),
+    "prose": ("title", "body"),
+    "log": ("log",),
+    "title": ("title",),
+}
+
+
+def _prose_and_logs(body: str) -> tuple[str, str]:
+    """The body's prose (without code, URLs, HTML, the form's environment and rocminfo
+    sections) and its code and log blocks."""
+    body = (body or "")[:MAX_READ_CHARS]
+    kept, position = [], 0
+    for section in form_sections(body):
+        name = section.name.lower()
+        if name in ENVIRONMENT_SECTIONS or ROCMINFO_HEADING.search(name):
+            kept.append(body[position : section.start])
+            position = section.end
+    body = "".join(kept) + body[position:]
+    logs = [match.group(0).strip("`~") for match in CODE_BLOCK.finditer(body)]
+    logs = [log for log in logs if not ROCMINFO_DUMP.search(log)]
+    prose = CODE_BLOCK.sub(" ", body)
+    return _words(prose), _words("\n".join(logs))[:MAX_LOG_CHARS]
+
+
+def _words(text: str) -> str:
+    text = HTML.sub(" ", text)
+    text = URL.sub(" ", text)
+    return NOT_SYMPTOMS.sub(" ", text)
+
+
+def _found(pattern: linear_re.Pattern, text: str) -> str:
+    match = pattern.search(text)
+    return match.group(0).strip()[:80] if match else ""
+
+
+def symptom_read(title: str, body: str = "", labels=()) -> Reading:
+    """The rules' reading of one issue (title, body and its repository labels' names)."""
+    title = _words((title or "")[:1000])
+    prose, logs = _prose_and_logs(body)
+    fields = {"title": title, "body": prose, "log": logs}
+    clues: list[Clue] = []
+    for rule, pattern in _COMPILED:
+        for name in _FIELDS_OF[rule.where]:
+            words = _found(pattern, fields[name])
+            if words:
+                points = rule.weight * FIELD_WEIGHTS[name]
+                clues.append(Clue(rule.symptom, words, name, points, rule.ending))
+    for name in labels:
+        key = str(name).lower()
+        symptom = next((s for word, s in LABEL_SYMPTOMS.items() if word in key), "")
+        if symptom:
+            clues.append(Clue(symptom, str(name)[:80], "label", STRONG * FIELD_WEIGHTS["label"]))
+    return _decide(clues)
+
+
+def _decide(clues: list[Clue]) -> Reading:
+    def total(symptom: str) -> float:
+        return sum(c.points for c in clues if c.symptom == symptom)
+
+    if max(total("hang"), total("wrong_result")) >= STRONG:  # how they end is no crash
+        clues = [c for c in clues if not c.ending]
+    points: dict[str, float] = {}
+    for clue in clues:
+        points[clue.symptom] = points.get(clue.symptom, 0.0) + clue.points
+    if not points or max(points.values()) < DECIDING_POINTS:
+        return Reading("other", points, clues)
+    best = max(PRECEDENCE, key=lambda s: (points.get(s, 0.0), -PRECEDENCE.index(s)))
+    return Reading(best, points, clues)
+
+
+def symptom_predict(reading: Reading, model: Prediction | None, *, corrections: int) -> Prediction:
+    """One issue's symptom: the rules where they are clear; the model where they find nothing
+    and it is sure (its class's precision threshold), or over them once it learned from
+    `corrections` triagers' corrections and is sure; else `other`, for a triager."""
+    evidence = reading.evidence()
+    if model is not None:
+        evidence.append({"model": model.label, "confidence": round(model.confidence, 4)})
+        evidence.extend(model.evidence)
+    sure = model is not None and not model.needs_triage
+    taught = corrections >= MIN_CORRECTIONS_TO_OVERRULE
+    if sure and (not reading.decided or (taught and model.label != reading.label)):
+        if reading.decided:
+            evidence.insert(0, {"rule": f"the model, taught by {corrections} corrections"})
+        return Prediction(
+            label=model.label,
+            confidence=model.confidence,
+            needs_triage=model.label == "other",
+            evidence=evidence,
+            probabilities=model.probabilities,
+        )
+    if not reading.decided:
+        return Prediction(label="other", confidence=0.0, needs_triage=True, evidence=evidence)
+    total = sum(reading.points.values())
+    confidence = reading.points[reading.label] / total if total else 0.0
+    disagrees = sure and model.label != reading.label
+    return Prediction(
+        label=reading.label,
+        confidence=confidence,
+        needs_triage=disagrees or reading.margin < DECIDING_POINTS / 2,
+        evidence=evidence,
+    )
+
+
+class SymptomClassifier(TextClassifier):
+    name = "symptom"
+    labels = LABELS
+    input = "issue"
+    description = "crash / hang / wrong result / performance / build / install / docs / ..."
+    target_precision = 0.85
+
+    @staticmethod
+    def weak_label(title: str, body: str, labels=()) -> str:
+        """The rules' symptom when they find one ("" otherwise: no weak label)."""
+        reading = symptom_read(title, body, labels)
+        return reading.label if reading.decided else ""
+
+    @staticmethod
+    def rules_predict(facts: IssueFacts, model: Prediction | None, corrections: int) -> Prediction:
+        reading = symptom_read(facts.title, facts.body, facts.labels)
+        return symptom_predict(reading, model, corrections=corrections)
