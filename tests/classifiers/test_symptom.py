@@ -79,7 +79,7 @@ def test_it_calls_a_build_failure_build_by_its_build_words_not_the_bare_word_err
 def test_it_reads_words_not_urls_a_docs_report_is_not_performance():
     reading = symptom_read(
         "Broken link in the hipBLASLt tuning guide",
-        "The link to https://rocm.docs.amd.com/en/latest/how-to/High-Performance-Computing.html "
+        "The link to https://rocm.docs.amd.com/en/latest/how-to/High-Performance/slow-kernels.html "
         "in the tuning guide returns 404, and the docs page of the high-performance "
         "libraries points to it too.",
     )
