@@ -6,6 +6,28 @@ from classifiers import registry
 from triage import selectors
 from triage.panels import Panel
 
+# The environment's values, as the issue page names them (evidence key, label).
+ENVIRONMENT_VALUES = (
+    ("architectures", "Architectures"),
+    ("gpus", "GPUs"),
+    ("rocm_version", "ROCm"),
+    ("os", "OS"),
+    ("torch_version", "PyTorch"),
+    ("triton_version", "Triton"),
+    ("python_version", "Python"),
+    ("hip_version", "HIP"),
+    ("kernel_version", "Kernel"),
+    ("driver_version", "amdgpu driver"),
+    ("gfx_override", "HSA_OVERRIDE_GFX_VERSION"),
+    ("build_targets", "Build targets"),
+)
+FACT_NAMES = {
+    **dict(ENVIRONMENT_VALUES),
+    "architectures": "architecture",
+    "gpus": "GPU",
+    "build_targets": "build target",
+}
+
 
 def classification_panel(*, issue, request) -> Panel | None:
     if issue.is_pull_request:
@@ -40,7 +62,7 @@ def classification_panel(*, issue, request) -> Panel | None:
         slug="classification",
         context={
             "rows": rows,
-            "environment": environment.evidence if environment else None,
+            "environment": environment_view(environment.evidence) if environment else None,
             "duplicates": (duplicates.evidence or {}).get("candidates", []) if duplicates else [],
             "priority": data["priority"],
             "overridden": any(
@@ -49,3 +71,68 @@ def classification_panel(*, issue, request) -> Panel | None:
             "corrections": data["corrections"],
         },
     )
+
+
+def environment_view(evidence) -> dict | None:
+    """The environment prediction's evidence as the issue page shows it: each value with its
+    source and confidence, the facts read (used, or set aside and why), the conflicts, and
+    other people's hardware. Evidence stored before sources had detail shows as it is."""
+    if not isinstance(evidence, dict):
+        return None
+    sources = evidence.get("sources") if isinstance(evidence.get("sources"), dict) else {}
+    values = []
+    for key, label in ENVIRONMENT_VALUES:
+        value = evidence.get(key) or ""
+        if isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        values.append({"label": label, "value": value, **_source_view(sources.get(key))})
+    return {
+        "values": values,
+        "facts": [_fact_view(f) for f in _dicts(evidence.get("facts"))],
+        "conflicts": [_conflict_view(c) for c in _dicts(evidence.get("conflicts"))],
+        "others": _dicts(evidence.get("others")),
+    }
+
+
+def _dicts(items) -> list[dict]:
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def _source_view(source) -> dict:
+    if isinstance(source, str):  # stored before sources had detail
+        return {"source": source, "where": "", "confidence": None}
+    if not isinstance(source, dict):
+        return {"source": "", "where": "", "confidence": None}
+    where = source.get("where") or ""
+    if where and source.get("by"):
+        where = f"{where} by @{source['by']}"
+    return {
+        "source": source.get("source", ""),
+        "where": where,
+        "confidence": source.get("confidence"),
+    }
+
+
+def _fact_view(fact: dict) -> dict:
+    value = fact.get("value", "")
+    if fact.get("target") and fact.get("target") != value:
+        value = f"{value} ({fact['target']})"
+    return {
+        "name": FACT_NAMES.get(fact.get("name"), fact.get("name")),
+        "value": value,
+        **_source_view(fact),
+        "used": bool(fact.get("used")),
+        "note": fact.get("note", ""),
+    }
+
+
+def _conflict_view(conflict: dict) -> dict:
+    def side(part) -> dict:
+        part = part if isinstance(part, dict) else {}
+        return {"value": part.get("value", ""), **_source_view(part)}
+
+    return {
+        "field": FACT_NAMES.get(conflict.get("field"), conflict.get("field")),
+        "kept": side(conflict.get("kept")),
+        "set_aside": side(conflict.get("set_aside")),
+    }

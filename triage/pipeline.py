@@ -20,6 +20,7 @@ AFTER_ISSUES_CHANGED: list[str] = [
 AFTER_COMMENTS_CHANGED: list[str] = [
     "kernels_ci.tasks.cases_refresh",  # `/repro` comments by collaborators approve and run
     "triage.tasks.classify_comments",  # sentiment of the comments (classify queue, batches)
+    "triage.tasks.classify_environment",  # the reporter's own comments complete the environment
 ]
 AFTER_POSTS_CHANGED: list[str] = ["triage.tasks.classify_posts"]
 # After classify_issues has stored its predictions (it calls issues_classified).

@@ -227,6 +227,14 @@ def classify_comments(ids: list[int]) -> str:
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def classify_environment(ids: list[int]) -> int:
+    """The environment of these issues again, with their comments (AFTER_COMMENTS_CHANGED)."""
+    from triage.services import classification
+
+    return classification.issues_environment_refresh(ids=ids)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
 def classify_prioritize_issues(ids: list[int]) -> int:
     from triage.services import priority
 

@@ -2,9 +2,11 @@
 
 Each issue model (kind, component, symptom, severity) predicts in one batch per call (symptom
 and severity by their rules too, so also without a trained model); the environment is
-extracted by rules; the duplicates index answers the 5 most similar issues. A model that has not
-been trained yet, or whose artifact cannot be loaded, is skipped (its prediction stays absent:
-"not classified"), so classification never fails an ingestion. Priority is recomputed after.
+extracted by rules from the issue and its comments (the reporter's own outrank everyone else's),
+again when comments change; the duplicates index answers the 5 most similar issues. A model
+that has not been trained yet, or whose artifact cannot be loaded, is skipped (its prediction
+stays absent: "not classified"), so classification never fails an ingestion. Priority is
+recomputed after.
 
 Comments get their sentiment from the `sentiment` model, in batches. When a retraining activates
 a new version, the open issues (and, for sentiment, comments and recent posts) are classified
@@ -22,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from classifiers import artifacts, datasets, registry, training
-from classifiers.extraction import environment_extract
+from classifiers.extraction import CommentText, environment_extract
 from classifiers.facts import IssueFacts, Reach
 from classifiers.features import body_clean, issue_text
 from classifiers.text_classifier import TrainingDataError
@@ -44,6 +46,7 @@ DUPLICATE_CANDIDATES = 5
 MAX_FRESH_CANDIDATES = 5000
 CLASSIFY_CHUNK = 500  # issues per classify task after a retraining (and per demo batch)
 COMMENT_BATCH = 500  # comments per sentiment prediction
+MAX_ENVIRONMENT_COMMENTS = 60  # per issue, oldest first, for the environment
 POST_CHUNK = 500
 REUNDERSTAND_POSTS_DAYS = 30  # a new sentiment or duplicates version re-reads this much of X
 CLASSIFY_TASK = "triage.tasks.classify_issues"
@@ -116,19 +119,7 @@ def issues_classify(*, ids: list[int], models: tuple[str, ...] = ISSUE_MODELS) -
         )
     )
 
-    for issue in issues:
-        env = environment_extract(issue.title, issue.body)
-        rows.append(
-            _row(
-                issue.id,
-                "environment",
-                "rules",
-                " ".join(env.architectures),
-                1.0,
-                env.to_dict(),
-                False,
-            )
-        )
+    rows += _environment_rows(issues)
     report.predicted["environment"] = len(issues)
 
     facts = _issue_facts(issues, rows, decided)
@@ -214,6 +205,85 @@ def _corrections_learned(loaded) -> int:
         return 0
     found = CORRECTIONS_IN_SOURCE.search(str(loaded.metadata.get("source", "")))
     return int(found.group(1)) if found else 0
+
+
+# --- the environment -----------------------------------------------------------------------
+
+
+def _environment_rows(issues) -> list[IssuePrediction]:
+    """The environment of each issue from its title, body, comments and labels, as a row."""
+    ids = [issue.id for issue in issues]
+    reporters, comments = _environment_comments(ids)
+    labels: dict[int, list[str]] = {}
+    for issue_id, name in Issue.labels.through.objects.filter(issue_id__in=ids).values_list(
+        "issue_id", "label__name"
+    ):
+        labels.setdefault(issue_id, []).append(name)
+    rows = []
+    for issue in issues:
+        env = environment_extract(
+            issue.title,
+            issue.body,
+            comments=comments.get(issue.id, ()),
+            reporter=reporters.get(issue.id, ""),
+            labels=labels.get(issue.id, ()),
+        )
+        label = " ".join(env.architectures)
+        rows.append(
+            _row(issue.id, "environment", "rules", label, env.confidence, env.to_dict(), False)
+        )
+    return rows
+
+
+def _environment_comments(issue_ids) -> tuple[dict[int, str], dict[int, list[CommentText]]]:
+    """The reporter's login of each issue, and its comments (MAX_ENVIRONMENT_COMMENTS, oldest
+    first), each marked as the reporter's or not."""
+    authors = {
+        pk: (author_id, login or "")
+        for pk, author_id, login in Issue.objects.filter(pk__in=issue_ids).values_list(
+            "pk", "author_id", "author__login"
+        )
+    }
+    comments: dict[int, list[CommentText]] = {}
+    rows = (
+        Comment.objects.filter(issue_id__in=issue_ids, deleted_at__isnull=True)
+        .order_by("issue_id", "created_at", "github_id")
+        .values_list("issue_id", "author_id", "author__login", "body")
+    )
+    for issue_id, author_id, login, body in rows.iterator(chunk_size=COMMENT_BATCH):
+        texts = comments.setdefault(issue_id, [])
+        if len(texts) < MAX_ENVIRONMENT_COMMENTS:
+            reporter = author_id is not None and author_id == authors[issue_id][0]
+            texts.append(CommentText(body=body or "", author=login or "", by_reporter=reporter))
+    return {pk: login for pk, (_, login) in authors.items()}, comments
+
+
+def issues_environment_refresh(*, ids: list[int]) -> int:
+    """The environment of these issues again, with their comments (after comments change); the
+    issues whose environment changed are prioritized again. Returns how many changed."""
+    issues = list(
+        Issue.objects.filter(pk__in=ids, is_pull_request=False, deleted_at__isnull=True).only(
+            "id", "title", "body"
+        )
+    )
+    before = dict(
+        IssuePrediction.objects.filter(
+            issue_id__in=[i.id for i in issues], model_name="environment"
+        ).values_list("issue_id", "evidence")
+    )
+    changed = [row for row in _environment_rows(issues) if before.get(row.issue_id) != row.evidence]
+    for row in changed:
+        IssuePrediction.objects.update_or_create(
+            issue_id=row.issue_id,
+            model_name="environment",
+            defaults={
+                f: getattr(row, f)
+                for f in ("model_version", "label", "confidence", "evidence", "predicted_at")
+            },
+        )
+    if changed:
+        priority.issues_prioritize(ids=[row.issue_id for row in changed])
+    return len(changed)
 
 
 def _duplicate_rows(index, issues, texts, decided) -> list[IssuePrediction]:
