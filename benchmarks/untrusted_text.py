@@ -3,7 +3,7 @@
 Each reader (repro extraction, environment extraction, the severity rules, the model's text
 cleaning, the release linker's closing keywords, a post's mentions and issue links, a run's
 output signature, the devices rewrite of a reproducer, the log redaction, the Markdown
-renderer) reads every family of tests/security/adversarial.py at each size; a call is stopped
+renderer, the symptom and severity rules) reads every family of tests/security/adversarial.py at each size; a call is stopped
 after --limit-s seconds and reported as over it. Prints one row per reader: its worst time, the
 family that gave it, and the median over the families; with --json, every time.
 
@@ -44,7 +44,8 @@ class OverLimit(Exception):
 def readers() -> dict:
     from classifiers.extraction import environment_extract
     from classifiers.features import issue_text
-    from classifiers.severity import severity_signal
+    from classifiers.severity import severity_of_text
+    from classifiers.symptom import symptom_read
     from config.log_filters import redact
     from kernels_ci.backends.base import rewrite_devices_to_cpu
     from kernels_ci.extraction import extract
@@ -64,7 +65,8 @@ def readers() -> dict:
     return {
         "repro extraction": lambda text: extract(title="Kernel fails", body=text),
         "environment": lambda text: environment_extract("Kernel fails", text),
-        "severity rules": severity_signal,
+        "symptom rules": lambda text: symptom_read("Kernel fails", text),
+        "severity rules": lambda text: severity_of_text("Kernel fails", text),
         "model text": lambda text: issue_text("Kernel fails", text),
         "closing keywords": closing_references,
         "post mentions": post_mentions,

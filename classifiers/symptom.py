@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from classifiers.extraction import form_sections
 from classifiers.facts import IssueFacts
+from classifiers.markdown_blocks import code_blocks, text_without
 from classifiers.text_classifier import Prediction, TextClassifier
 from config import linear_re
 
@@ -279,7 +280,6 @@ NOT_SYMPTOMS = linear_re.compile(
     r"(?:release|nightly|docker|source) build\b",
     linear_re.I,
 )
-CODE_BLOCK = linear_re.compile(r"```.*?(?:```|\z)|~~~.*?(?:~~~|\z)", linear_re.S)
 URL = linear_re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+|\]\([^)\s]*\)", linear_re.I)
 HTML = linear_re.compile(r"<!--.*?(?:-->|\z)|<[a-zA-Z/][^>\n]{0,500}>", linear_re.S)
 ROCMINFO_HEADING = linear_re.compile(
@@ -349,9 +349,9 @@ def _prose_and_logs(body: str) -> tuple[str, str]:
             kept.append(body[position : section.start])
             position = section.end
     body = "".join(kept) + body[position:]
-    logs = [match.group(0).strip("`~") for match in CODE_BLOCK.finditer(body)]
-    logs = [log for log in logs if not ROCMINFO_DUMP.search(log)]
-    prose = CODE_BLOCK.sub(" ", body)
+    blocks = code_blocks(body)
+    logs = [block.body for block in blocks if not ROCMINFO_DUMP.search(block.body)]
+    prose = text_without(body, blocks, between=" ")
     return _words(prose), _words("\n".join(logs))[:MAX_LOG_CHARS]
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from classifiers.extraction import MAX_BODY_CHARS
 from classifiers.extraction import environment_extract as classifier_environment
+from classifiers.markdown_blocks import MAX_BLOCKS, CodeBlock, code_blocks, text_without
 from config import linear_re
 
 # Budgets: past them extraction stops and the case says "too large to extract" (fail soft).
@@ -25,20 +25,10 @@ from config import linear_re
 # body (65,536 characters) and on ours (MAX_BODY_CHARS) extraction takes milliseconds
 # (benchmarks/untrusted_text.py); the time budget guards against what that does not foresee.
 MAX_EXTRACT_CHARS = MAX_BODY_CHARS
-MAX_CODE_BLOCKS = 100
+MAX_CODE_BLOCKS = MAX_BLOCKS
 TIME_BUDGET_S = 0.5
 MAX_SYMPTOM_HITS = 50  # matches counted per symptom: enough to rank them
 
-# Fences as CommonMark reads them: an opening line of three or more backticks (an info string
-# without backticks) or tildes, indented up to three spaces; it closes at a line of the same
-# character, at least as long, with nothing after it; unclosed, it runs to the end (a tab is
-# four columns of indentation: it makes no fence). Content lines lose up to as many leading
-# spaces as the opening line had. Found on
-# the body's UTF-8 bytes, one pass for the opening lines and one per block for its end; the
-# pattern has no groups (RE2 finds where a match is fastest when it need not say where its
-# parts are), the line is taken apart in Python.
-FENCE_OPEN = linear_re.compile(rb"^ {0,3}(?:`{3,}[^`\n]*|~{3,}[^\n]*)$", linear_re.M)
-MAX_FENCE_REPEAT = 1000  # RE2's limit on a counted repetition
 PYTHON_INFOS = {"python", "py", "python3", "py3", "pycon", "ipython"}
 HIP_INFOS = {"cpp", "c++", "hip", "cc", "cxx", "c", "cuda", "hpp", "h"}
 HIP_MARKERS = ("__global__", "hipLaunchKernelGGL", "hip/hip_runtime.h", "hipMalloc")
@@ -131,19 +121,6 @@ class Budget:
 
 
 @dataclass
-class CodeBlock:
-    info: str
-    body: str
-    index: int
-    context: str = ""
-    span: tuple[int, int] = (0, 0)  # the whole block, fences included, in the text's UTF-8
-
-    @property
-    def lang(self) -> str:
-        return (self.info.split() or [""])[0].lower().strip("{}.")
-
-
-@dataclass
 class Extraction:
     script: str = ""
     language: str = ""  # python | hip | ""
@@ -171,83 +148,6 @@ class Extraction:
         if self.language:
             return "rocm-container"
         return ""
-
-
-@lru_cache(maxsize=64)
-def _fence_close(char: bytes, length: int):
-    return linear_re.compile(rb"^ {0,3}" + char + rb"{%d,}[ \t]*$" % length, linear_re.M)
-
-
-def _closing_line(data: bytes, start: int, char: bytes, length: int) -> tuple[int, int] | None:
-    """(start, end) of the first line at or after `start` that closes a fence of `length`
-    `char`s, or None."""
-    if length <= MAX_FENCE_REPEAT:
-        found = _fence_close(char, length).search(data, start)
-        return found.span() if found else None
-    run = char * length  # a fence longer than RE2 counts: find its runs, then check the line
-    while (at := data.find(run, start)) >= 0:
-        line_start = data.rfind(b"\n", 0, at) + 1
-        line_end = data.find(b"\n", at)
-        line_end = len(data) if line_end < 0 else line_end
-        before, after = data[line_start:at], data[at:line_end].lstrip(char)
-        if len(before) <= 3 and not before.strip(b" ") and not after.strip(b" \t"):
-            return line_start, line_end
-        start = line_end
-    return None
-
-
-def _fences(data: bytes, limit: int):
-    """(indent, info, body start, body end, block start, block end) of each fenced block."""
-    position = 0
-    for _ in range(limit):
-        opening = FENCE_OPEN.search(data, position)
-        if opening is None:
-            return
-        line = data[opening.start() : opening.end()]
-        fenced = line.lstrip(b" ")
-        indent = line[: len(line) - len(fenced)]
-        fence = fenced[: len(fenced) - len(fenced.lstrip(fenced[:1]))]
-        info = fenced[len(fence) :].strip(b" \t")
-        body_start = min(opening.end() + 1, len(data))
-        closing = _closing_line(data, body_start, fence[:1], len(fence))
-        body_end, block_end = (closing[0], closing[1]) if closing else (len(data), len(data))
-        yield indent, info, body_start, body_end, opening.start(), block_end
-        if closing is None:
-            return  # an unclosed fence runs to the end
-        position = block_end + 1
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
-
-
-def code_blocks(text: str, *, limit: int = MAX_CODE_BLOCKS) -> list[CodeBlock]:
-    """The first `limit` fenced code blocks of a Markdown text, also inside <details>."""
-    data = text.replace("\r\n", "\n").encode("utf-8", "replace")
-    blocks = []
-    for index, (indent, info, start, end, block_start, block_end) in enumerate(
-        _fences(data, limit)
-    ):
-        before = _decode(data[max(0, block_start - 1200) : block_start])[-300:]
-        body = _dedent(_decode(data[start:end]), len(indent))
-        blocks.append(
-            CodeBlock(
-                info=_decode(info).strip(),
-                body=body,
-                index=index,
-                context=before,
-                span=(block_start, block_end),
-            )
-        )
-    return blocks
-
-
-def _dedent(body: str, indent: int) -> str:
-    if not indent:
-        return body
-    return "\n".join(
-        line[min(indent, len(line) - len(line.lstrip(" "))) :] for line in body.split("\n")
-    )
 
 
 def _kind(block: CodeBlock) -> str:
@@ -379,14 +279,7 @@ def _prose(body: str, blocks: list[CodeBlock], script: str) -> str:
     blocks, not in the code that is to run."""
     if not script:
         return body
-    data = body.replace("\r\n", "\n").encode("utf-8", "replace")
-    parts, position = [], 0
-    for block in blocks:
-        if block.body.rstrip() + "\n" == script:
-            parts.append(data[position : block.span[0]])
-            position = block.span[1]
-    parts.append(data[position:])
-    return _decode(b"".join(parts))
+    return text_without(body, [b for b in blocks if b.body.rstrip() + "\n" == script])
 
 
 def extract(*, title: str, body: str, time_budget_s: float = TIME_BUDGET_S) -> Extraction:
