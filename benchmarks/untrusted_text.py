@@ -3,9 +3,10 @@
 Each reader (repro extraction, environment extraction, the severity rules, the model's text
 cleaning, the release linker's closing keywords, a post's mentions and issue links, a run's
 output signature, the devices rewrite of a reproducer, the log redaction, the Markdown
-renderer, the symptom and severity rules) reads every family of tests/security/adversarial.py at each size; a call is stopped
-after --limit-s seconds and reported as over it. Prints one row per reader: its worst time, the
-family that gave it, and the median over the families; with --json, every time.
+renderer, the symptom and severity rules) reads every family of tests/security/adversarial.py
+at each size; a call is stopped after --limit-s seconds and reported as over it. Prints one row
+per reader: its worst time, the family that gave it, and the median over the families; with
+--json, every time.
 
     python benchmarks/untrusted_text.py --sizes 65536 262144
     python benchmarks/untrusted_text.py --sizes 65536 --limit-s 30 --json   # before a fix
