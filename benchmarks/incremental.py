@@ -8,7 +8,8 @@ by resource (issues, pulls, comments) and status code, and what the sync stored.
 
 Expected: the first incremental sync after a backfill is a warm-up (its `since` request differs
 from the backfill's first request, so it has no ETag to offer yet); every later sync of an
-unchanged repository costs exactly 3 requests, one per resource, all answered 304 (which GitHub
+unchanged repository costs exactly 4 requests, one per resource (the repository itself, by its
+id, for its name after a rename; issues, pulls, comments), all answered 304 (which GitHub
 does not count against the rate limit). A sync that found changes moves the watermark, so the
 next one asks a new `since` URL and is again a warm-up (one counted 200 for that resource).
 
@@ -70,7 +71,7 @@ def _resource(path: str) -> str:
         return "commits"
     if tail.startswith("/pulls"):
         return "pulls"
-    return tail or "repository"
+    return "repository" if not tail or tail.startswith("/repositories/") else tail
 
 
 def _requests_by_resource(emulator) -> dict[str, Counter]:

@@ -51,6 +51,31 @@ class Repository(models.Model):
             self.full_name = f"{self.owner}/{self.name}"
         super().save(*args, **kwargs)
 
+    def known_names(self) -> list[str]:
+        """OWNER/NAME now, then the names it had before a rename (newest first)."""
+        former = sorted(self.former_names.all(), key=lambda f: f.renamed_at, reverse=True)
+        return [self.full_name, *(f.full_name for f in former)]
+
+
+class RepositoryFormerName(models.Model):
+    """A name a repository had on GitHub before a rename. The repository is known by its
+    GitHub id; GitHub redirects the old name to it, and settings and label maps written for the
+    old name still apply to it. A name that another repository takes later is no longer one."""
+
+    repository = models.ForeignKey(
+        Repository, on_delete=models.CASCADE, related_name="former_names"
+    )
+    full_name = models.CharField(max_length=201)
+    renamed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(Lower("full_name"), name="repository_former_name_ci_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.full_name} (now {self.repository.full_name})"
+
 
 class Person(models.Model):
     github_id = models.BigIntegerField(unique=True)
@@ -235,6 +260,7 @@ class SyncState(models.Model):
     """Where the sync of one resource of one repository stands."""
 
     class Resource(models.TextChoices):
+        REPOSITORY = "repository"  # the repository itself: its name after a rename
         ISSUES = "issues"
         COMMENTS = "comments"
         PULLS = "pulls"

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from kernels_ci.models import ReproRun
 from kernels_ci.services.verification import verification_of_runs
+from triage.models import RepositoryFormerName
 from triage.sources.github import (
     GitHubError,
     RateLimited,
@@ -29,8 +30,13 @@ logger = logging.getLogger(__name__)
 
 
 def comments_enabled_for(full_name: str) -> bool:
-    wanted = [name.lower() for name in settings.KERNELS_CI_GITHUB_COMMENT]
-    return "*" in wanted or full_name.lower() in wanted
+    """Names in any case, as GitHub compares them; a repository renamed on GitHub is still
+    the one listed under its old name."""
+    wanted = {name.strip().lower() for name in settings.KERNELS_CI_GITHUB_COMMENT}
+    if not wanted or "*" in wanted or full_name.lower() in wanted:
+        return bool(wanted)
+    former = RepositoryFormerName.objects.filter(repository__full_name__iexact=full_name)
+    return any(name.lower() in wanted for name in former.values_list("full_name", flat=True))
 
 
 def _code(text: str) -> str:

@@ -8,7 +8,10 @@ issues, pull requests and their commits, comments, labels; writes: adding labels
 count against the rate limit; webhooks of repositories, organizations and a GitHub App, their
 deliveries and redelivery (tests/fakes/github_hooks.py). Reactions show in
 each issue's and comment's ``reactions`` rollup and, as on GitHub, do not move updated_at.
-Stdlib only.
+A renamed repository (``rename_repo``) answers its old name's URLs with ``301 Moved
+Permanently`` (``307`` for writes) to ``/repositories/<id>/...`` with the same query, as
+GitHub does, until another repository takes the old name; ``/repositories/<id>/...`` serves
+every repository route. Stdlib only.
 
     with GitHubEmulator(token="t") as emu:
         emu.add_issue("ROCm/ROCm", title="Hang on gfx942")
@@ -47,6 +50,9 @@ API_BYTES = API.encode()
 WEB = "https://github.com"
 DOCS_URL = "https://docs.github.com/rest"
 RATE_DOCS_URL = "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"
+REDIRECT_DOCS_URL = (
+    "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"
+)
 SECONDARY_DOCS_URL = (
     "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
 )
@@ -414,6 +420,7 @@ class _Store:
 
     def __init__(self, login: str):
         self.repos: dict[str, _Repo] = {}
+        self.renamed: dict[str, _Repo] = {}  # an old name (lower-cased): the repository now
         self.users: dict[str, dict] = {}
         self._next_user_id = 1
         self._next_id = ITEM_ID_START
@@ -458,7 +465,29 @@ class _Store:
         repo = _Repo(full_name, self.new_id(), fields)
         self.user(repo.owner, owner_kind)
         self.repos[full_name.lower()] = repo
+        self.renamed.pop(full_name.lower(), None)  # a new repository takes an old name
         return repo
+
+    def rename_repo(self, old: str, new: str) -> _Repo:
+        repo = self.repo(old)
+        if repo is None:
+            raise KeyError(f"no repository {old!r}")
+        if new.count("/") != 1 or (self.repo(new) not in (None, repo)):
+            raise ValueError(f"cannot rename {old} to {new!r}")
+        del self.repos[old.lower()]
+        repo.full_name, (repo.owner, repo.name) = new, new.split("/")
+        self.user(repo.owner)
+        self.repos[new.lower()] = repo
+        self.renamed.pop(new.lower(), None)
+        if old.lower() != new.lower():
+            self.renamed[old.lower()] = repo
+        for com in repo.comments.values():
+            com.cache = None
+        _forget_bytes(repo)
+        return repo
+
+    def repo_by_id(self, repo_id: int) -> _Repo | None:
+        return next((repo for repo in self.repos.values() if repo.id == repo_id), None)
 
     def ensure_repo(self, full_name: str) -> _Repo:
         return self.repo(full_name) or self.add_repo(full_name, {})
@@ -1107,6 +1136,14 @@ class _HttpError(Exception):
         self.status, self.message = status, message
 
 
+class _Moved(Exception):
+    """A renamed repository's old URL: GitHub's redirect to the repository by id."""
+
+    def __init__(self, status: int, location: str):
+        super().__init__(location)
+        self.status, self.location = status, location
+
+
 class _Request:
     __slots__ = ("method", "path", "route", "query", "origin", "headers", "body")
 
@@ -1187,6 +1224,8 @@ def _etag_matches(header: str | None, etag: str) -> bool:
 # ---------------------------------------------------------------- routes
 
 _REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
+_BY_NAME = re.compile(r"/repos/([^/]+)/([^/]+)(/.*)?")
+_BY_ID = re.compile(r"/repositories/(\d+)(/.*)?")
 _ORG = r"/orgs/(?P<org>[^/]+)"
 _HOOK = r"(?:/repos/(?P<hook_owner>[^/]+)/(?P<hook_repo>[^/]+)/hooks/(?P<repo_hook>\d+)"
 _HOOK += r"|/orgs/(?P<hook_org>[^/]+)/hooks/(?P<org_hook>\d+)|/app/hook)"
@@ -1227,6 +1266,7 @@ class _Api:
         self.store, self.rate, self.hooks = store, rate, hooks
 
     def dispatch(self, req: _Request) -> tuple:
+        req.route = self._canonical_route(req)
         for method, pattern, handler in _ROUTES:
             match = pattern.fullmatch(req.route) if method == req.method else None
             if match:
@@ -1235,6 +1275,25 @@ class _Api:
                 except HookApiError as error:
                     raise _HttpError(error.status, error.message) from None
         raise _HttpError(404, "Not Found")
+
+    def _canonical_route(self, req: _Request) -> str:
+        """/repositories/<id>/... as /repos/<owner>/<name>/...; a renamed repository's old
+        name raises _Moved (301 for reads, 307 for writes, the query kept)."""
+        by_id = _BY_ID.fullmatch(req.route)
+        if by_id:
+            repo = self.store.repo_by_id(int(by_id.group(1)))
+            if repo is None:
+                raise _HttpError(404, "Not Found")
+            return f"/repos/{repo.full_name}{by_id.group(2) or ''}"
+        by_name = _BY_NAME.fullmatch(req.route)
+        moved = by_name and self.store.renamed.get(f"{by_name.group(1)}/{by_name.group(2)}".lower())
+        if not moved:
+            return req.route
+        prefix = req.path[: req.path.find(req.route)]
+        location = f"{req.origin}{prefix}/repositories/{moved.id}{by_name.group(3) or ''}"
+        if req.query:
+            location += f"?{urlencode(req.query)}"
+        raise _Moved(301 if req.method in ("GET", "HEAD") else 307, location)
 
     def _repo(self, owner: str, name: str) -> _Repo:
         repo = self.store.repo(f"{owner}/{name}")
@@ -1422,6 +1481,12 @@ class GitHubEmulator(HttpEmulator):
         with self._lock:
             repo = self._store.add_repo(full_name, fields)
             return self._resolved(self._store.repo_bytes(repo))
+
+    def rename_repo(self, old: str, new: str) -> dict:
+        """Rename a repository as GitHub does: same id, its data under the new name, the old
+        name's URLs redirected (301) until another repository takes that name."""
+        with self._lock:
+            return self._resolved(self._store.repo_bytes(self._store.rename_repo(old, new)))
 
     def add_label(self, repo: str, name: str, color=None, description=None) -> dict:
         with self._lock:
@@ -1818,6 +1883,12 @@ class GitHubEmulator(HttpEmulator):
         except _HttpError as error:
             self._rate.consume()
             return self._error_reply(error.status, error.message)
+        except _Moved as moved:
+            self._rate.consume()
+            body = {"message": HTTPStatus(moved.status).phrase, "url": moved.location}
+            body["documentation_url"] = REDIRECT_DOCS_URL
+            headers = [("Location", moved.location)] + self._rate.headers()
+            return self._json_reply(moved.status, body, headers)
         body = body.replace(API_BYTES, (req.origin + self.path_prefix).encode())
         etag = f'W/"{hashlib.sha1(body).hexdigest()}"'
         extra = [("ETag", etag)] + ([("Link", link)] if link else [])

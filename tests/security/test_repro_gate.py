@@ -62,10 +62,10 @@ def _issue(number: int, body: str, updated_at: str) -> dict:
     }
 
 
-def _comment(comment_id: int, issue: dict, association: str, login: str) -> dict:
+def _comment(comment_id: int, issue: dict, association: str, login: str, repository: dict) -> dict:
     return {
         "action": "created",
-        "repository": {"id": 4242, "full_name": REPO, "default_branch": "main"},
+        "repository": repository,
         "issue": issue,
         "comment": {
             "id": comment_id,
@@ -88,19 +88,21 @@ def test_an_unapproved_reproducer_never_runs_after_webhooks_a_sync_and_every_bea
         settings.GITHUB_API_URL, settings.GITHUB_TOKEN = github.url, "gate-token"
         settings.GITHUB_RETRY_BACKOFF = 0
         settings.GITHUB_REPOS = [REPO]
-        github.add_repo(REPO)
+        repo_id = github.add_repo(REPO)["id"]  # deliveries name it by GitHub's id
         synced = github.add_issue(REPO, number=7, title="Crash with a repro", body=issue_body())
         for login, association in (("drive-by", "NONE"), ("first-timer", "FIRST_TIMER")):
             github.add_comment(REPO, 7, body="/repro", user=login, author_association=association)
 
         # webhooks: the issue, /repro by people who may not approve, then an edit of the script
-        repository = {"id": 4242, "full_name": REPO, "default_branch": "main"}
+        repository = {"id": repo_id, "full_name": REPO, "default_branch": "main"}
         issue = _issue(8, issue_body(), "2026-11-02T10:00:00Z")
         _deliver(client, "issues", {"action": "opened", "repository": repository, "issue": issue})
         for n, (association, login) in enumerate(
             [("NONE", "mallory"), ("CONTRIBUTOR", "eve"), ("FIRST_TIME_CONTRIBUTOR", "trudy")]
         ):
-            _deliver(client, "issue_comment", _comment(9000 + n, issue, association, login))
+            _deliver(
+                client, "issue_comment", _comment(9000 + n, issue, association, login, repository)
+            )
         edited = _issue(
             8, issue_body(script="import os\nos.system('id')\n"), "2026-11-02T11:00:00Z"
         )

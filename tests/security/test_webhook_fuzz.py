@@ -27,7 +27,7 @@ from triage.models import Issue, WebhookDelivery
 
 SECRET = "fuzz-webhook-secret"
 URL = "/webhooks/github/"
-HANDLED_EVENTS = ("issues", "issue_comment", "pull_request", "label", "ping")
+HANDLED_EVENTS = ("issues", "issue_comment", "pull_request", "label", "ping", "repository")
 FIXTURES = [name for name in fixture_names() if name.split("__")[0] in HANDLED_EVENTS]
 EXAMPLES = 150  # per test; figures in docs/RELIABILITY.md
 

@@ -47,6 +47,10 @@ def run_sync(full=False):
     return sync.repository_sync(repository=repository, full=full)
 
 
+def populated_id(emulator) -> int:
+    return emulator.add_repo(REPO)["id"]
+
+
 def issue_requests(emulator):
     return [r for r in emulator.requests if r["path"].endswith("/issues") and r["method"] == "GET"]
 
@@ -79,9 +83,10 @@ def test_an_unchanged_repository_costs_one_request_per_resource_answered_304(pop
     run_sync()  # the first incremental run records the ETag of its `since` request
     populated.clear_log()
     report = run_sync()
-    assert len(populated.requests) == 3
-    assert [r["status"] for r in populated.requests] == [304, 304, 304]
-    assert report.not_modified == 3
+    # the repository itself (its name, by its id), issues, pull requests, comments
+    assert [r["path"] for r in populated.requests][0] == f"/repositories/{populated_id(populated)}"
+    assert [r["status"] for r in populated.requests] == [304, 304, 304, 304]
+    assert report.not_modified == 4
     assert report.created == report.updated == 0
 
 
@@ -405,3 +410,39 @@ def test_a_404_for_a_repository_synced_before_keeps_its_data(emulator):
         sync.repository_sync(repository=repository, full=True)
     assert Repository.objects.get().tracked
     assert Issue.objects.count() == 1
+
+
+# --- a repository renamed on GitHub ----------------------------------------------------------
+
+
+def test_a_repository_renamed_on_github_keeps_its_history_and_every_issue(populated):
+    run_sync()
+    before = set(Issue.objects.values_list("pk", flat=True))
+    populated.rename_repo(REPO, "ROCm/rocm-systems")
+    for n in range(1, 41):  # closed while it was renamed: only a listing of every state has them
+        populated.update_issue("ROCm/rocm-systems", n, state="closed")
+    populated.clear_log()
+    report = run_sync()
+    repository = Repository.objects.get()
+    assert repository.full_name == "ROCm/rocm-systems"
+    assert repository.known_names() == ["ROCm/rocm-systems", REPO]
+    assert report.repository == "ROCm/rocm-systems"
+    assert set(Issue.objects.values_list("pk", flat=True)) == before
+    assert Issue.objects.filter(state="closed", is_pull_request=False).count() == 40
+    assert all(r["status"] != 301 for r in populated.requests)  # asked by id, then the new name
+    assert tracking.repository_track(full_name=REPO) == repository  # GITHUB_REPOS' old name
+
+
+def test_a_sync_answered_301_follows_it_and_takes_the_new_name(populated):
+    from django_celery_beat.models import PeriodicTask
+
+    populated.rename_repo(REPO, "ROCm/rocm-systems")
+    repository = tracking.repository_track(full_name=REPO)  # known by its old name only
+    sync.repository_sync(repository=repository)
+    assert populated.requests[0]["status"] == 301  # GET /repos/ROCm/ROCm
+    repository.refresh_from_db()
+    assert repository.full_name == "ROCm/rocm-systems"
+    assert Issue.objects.filter(is_pull_request=False).count() == 250  # every state, every page
+    assert list(
+        PeriodicTask.objects.filter(name__startswith="sync GitHub").values_list("name", flat=True)
+    ) == ["sync GitHub ROCm/rocm-systems"]

@@ -16,6 +16,7 @@ from tests.fakes.github_webhooks import (
     fixture_payload,
 )
 from triage.models import Comment, Issue, Label, Repository, WebhookDelivery
+from triage.services import tracking
 
 SECRET = "webhook-test-secret"
 URL = "/webhooks/github/"
@@ -396,6 +397,60 @@ def test_label__deleted(client):
     deliver(client, "label__deleted")
     assert not Label.objects.filter(name="bug").exists()
     assert issue_4321().labels.count() == 0
+
+
+def test_repository__renamed(client, make, settings):
+    from django_celery_beat.models import PeriodicTask
+
+    from kernels_ci.services.comments import comments_enabled_for
+
+    payload = fixture_payload("repository__renamed")
+    hip = tracking.repository_track(full_name="ROCm/HIP")
+    Repository.objects.filter(pk=hip.pk).update(github_id=payload["repository"]["id"])
+    make.issue(repository=hip, number=77, title="hipMemcpy hangs on gfx90a")
+    assert deliver(client, "repository__renamed").status_code == 202
+    assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.PROCESSED
+    renamed = Repository.objects.get(pk=hip.pk)
+    assert renamed.full_name == "ROCm/rocm-hip"
+    assert renamed.known_names() == ["ROCm/rocm-hip", "ROCm/HIP"]
+    assert list(renamed.issues.values_list("number", flat=True)) == [77]
+    assert PeriodicTask.objects.filter(name__startswith="sync GitHub").get().name == (
+        "sync GitHub ROCm/rocm-hip"
+    )
+    # settings written for the old name still mean this repository
+    assert tracking.repository_track(full_name="rocm/hip") == renamed  # GITHUB_REPOS
+    settings.KERNELS_CI_GITHUB_COMMENT = ["rocm/HIP"]
+    assert comments_enabled_for("ROCm/rocm-hip")
+    assert Repository.objects.count() == 1
+
+
+def test_a_renamed_delivery_finds_a_repository_known_only_by_its_old_name(client):
+    tracking.repository_track(full_name="ROCm/HIP")  # tracked by name, never synced: no id
+    deliver(client, "repository__renamed")
+    repository = Repository.objects.get()
+    assert (repository.full_name, repository.github_id) == ("ROCm/rocm-hip", 1000001)
+
+
+def test_other_repository_actions_are_ignored(client):
+    payload = dict(fixture_payload("repository__renamed"), action="archived")
+    payload.pop("changes")
+    post(client, "repository", json.dumps(payload).encode())
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == WebhookDelivery.Status.IGNORED
+    assert "'archived' is not used" in delivery.error
+    assert not Repository.objects.exists()
+
+
+def test_a_delivery_with_our_repository_id_under_a_new_name_renames_it(client):
+    deliver(client, "issues__opened")
+    repository = Repository.objects.get()
+    payload = fixture_payload("issue_comment__created")
+    payload["repository"].update(name="rocm-core", full_name="ROCm/rocm-core")
+    post(client, "issue_comment", json.dumps(payload).encode())
+    assert WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PROCESSED).count() == 2
+    renamed = Repository.objects.get()
+    assert (renamed.pk, renamed.full_name) == (repository.pk, "ROCm/rocm-core")
+    assert Comment.objects.get().issue.repository == renamed
 
 
 def test_star__created(client):

@@ -29,6 +29,14 @@ over and resumes from the watermarks; one that finds the lock held leaves (SyncB
 
 A repository that GitHub answers 404 for and that was never synced (a typo, or a private
 repository the token cannot read) is untracked and its schedule removed: RepositoryNotFound.
+
+Every sync first reads the repository itself, with its ETag (304 when nothing changed, which
+costs no rate limit): by its GitHub id once known (/repositories/<id>), else by name. GitHub
+answers a renamed repository's old name with 301 Moved Permanently to /repositories/<id>/...;
+PyGithub follows a 301 but drops the query string, so a listing requested under the old name
+would come back as GitHub's default listing (open issues, newest first, 30 a page) and move the
+watermarks past what it never read. The repository read first gives its name now (a rename is
+recorded: tracking.repository_rename), and every listing after it asks under that name.
 """
 
 from __future__ import annotations
@@ -419,9 +427,13 @@ def _never_synced(repository: Repository) -> bool:
     )
 
 
-def _refresh_repository(repository: Repository, source: GitHubSource) -> None:
+def _refresh_repository(repository: Repository, source: GitHubSource, full: bool) -> None:
+    """Read the repository (by id once known) and take its name and fields from GitHub."""
+    state = _state(repository, SyncState.Resource.REPOSITORY, full)
+    by_id = repository.github_id is not None
+    path = f"/repositories/{repository.github_id}" if by_id else f"/repos/{repository.full_name}"
     try:
-        page = source.get(f"/repos/{repository.full_name}")
+        page = source.get(path, etag=state.etag)
     except GitHubError as exc:
         if exc.status == 404 and _never_synced(repository):
             tracking.repository_forget(repository=repository)
@@ -432,7 +444,24 @@ def _refresh_repository(repository: Repository, source: GitHubSource) -> None:
             ) from exc
         raise
     if isinstance(page.items, dict):
-        ingest.repository_update_from_github(repository=repository, data=page.items)
+        _take_identity(repository, page.items)
+    state.etag = page.etag or state.etag
+    state.requests_used += 1
+    _note_success(state, source)
+
+
+def _take_identity(repository: Repository, data: dict) -> None:
+    """GitHub's name and fields for the repository; another repository's answer (its old name
+    given to a new repository, or one tracked under another name) is a conflict."""
+    held = Repository.objects.filter(github_id=data.get("id")).exclude(pk=repository.pk)
+    if repository.github_id not in (None, data.get("id")) or held.exists():
+        raise tracking.RepositoryConflict(
+            f"{repository.full_name}: GitHub answered for repository {data.get('id')} "
+            f"({data.get('full_name')}), not ours ({repository.github_id})"
+        )
+    with transaction.atomic():
+        tracking.repository_rename(repository=repository, full_name=str(data.get("full_name")))
+        ingest.repository_update_from_github(repository=repository, data=data)
 
 
 def _claim(repository: Repository, *, lock: bool | None) -> bool:
@@ -477,14 +506,14 @@ def repository_sync(
 def _repository_sync(*, repository, full, source, progress, report) -> SyncReport:
     source = source or GitHubSource()
     report = report or SyncReport(repository=repository.full_name)
-    resource = "repository"
+    resource = SyncState.Resource.REPOSITORY
     if full:  # every resource starts over; a retry after an interruption goes on incrementally
         SyncState.objects.filter(repository=repository).update(
             watermark=None, etag="", backfill_done=False, resume_page=None, resume_watermark=None
         )
     try:
-        if full or repository.github_id is None:
-            _refresh_repository(repository, source)
+        _refresh_repository(repository, source, full)
+        report.repository = repository.full_name  # its name now, after a rename
         for resource, step in (  # noqa: B007 - `resource` names the failing step below
             (SyncState.Resource.ISSUES, _sync_issues),
             (SyncState.Resource.PULLS, _sync_pulls),

@@ -1,4 +1,11 @@
-"""Which repositories the service tracks, and their sync schedules in django-celery-beat."""
+"""Which repositories the service tracks, and their sync schedules in django-celery-beat.
+
+A repository is known by its GitHub id. GitHub compares names case-insensitively, and so does
+every lookup here; a rename (the `repository` webhook's `renamed`, a delivery or a sync whose
+repository has our id under another name) keeps the row, its issues and its schedule, and the
+old name stays known (RepositoryFormerName): GITHUB_REPOS and label maps written for it still
+name this repository.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,8 @@ from django.db import transaction
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from config import beat_schedules
-from triage.models import Repository
+from triage.models import Repository, RepositoryFormerName
+from triage.services import ingest
 from triage.services.ingest import repository_get_or_create
 
 SYNC_TASK = "triage.tasks.sync_repository"
@@ -56,6 +64,92 @@ def repository_forget(*, repository: Repository) -> None:
         repository.delete()
     else:
         Repository.objects.filter(pk=repository.pk).update(tracked=False)
+
+
+class RepositoryConflict(ValueError):
+    """GitHub gives a name we hold for one repository to another one (by id)."""
+
+
+def repository_rename(*, repository: Repository, full_name: str) -> Repository:
+    """Give the repository GitHub's name for it now, keeping the old one as a former name (a
+    change of case only is a new spelling, not a former name) and its beat entry under the
+    new name."""
+    full_name = full_name.strip()
+    old = repository.full_name
+    if full_name == old:
+        return repository
+    owner, _, name = full_name.partition("/")
+    if not owner or not name or "/" in name:
+        raise ValueError(f"expected OWNER/NAME, got {full_name!r}")
+    old_task = _task_name(repository)
+    with transaction.atomic():
+        _free_name(full_name, repository)
+        RepositoryFormerName.objects.filter(full_name__iexact=full_name).delete()
+        if full_name.lower() != old.lower():
+            RepositoryFormerName.objects.create(repository=repository, full_name=old)
+        repository.full_name = full_name
+        repository.owner, repository.name = full_name.split("/", 1)
+        repository.save(update_fields=["full_name", "owner", "name"])
+        task = PeriodicTask.objects.filter(name=old_task).first()
+        if task is not None:
+            PeriodicTask.objects.filter(name=_task_name(repository)).exclude(pk=task.pk).delete()
+            task.name = _task_name(repository)
+            task.save(update_fields=["name"])
+    return repository
+
+
+def _free_name(full_name: str, repository: Repository) -> None:
+    """Another row holding the name: a placeholder never synced (tracked by that name before
+    we knew it was this repository) goes; one with history of its own is a conflict."""
+    holder = (
+        Repository.objects.filter(full_name__iexact=full_name).exclude(pk=repository.pk).first()
+    )
+    if holder is None:
+        return
+    if holder.github_id is not None or holder.issues.exists():
+        raise RepositoryConflict(
+            f"cannot rename {repository.full_name} to {full_name}: that name is held by "
+            f"another repository with its own history (GitHub id {holder.github_id})"
+        )
+    repository_forget(repository=holder)  # its beat entry and the empty row
+
+
+def repository_of_github(*, data: dict, former_name: str = "") -> Repository:
+    """The repository of a GitHub repository object (a delivery's `repository`, the API's):
+    ours with its id, under its name now (renamed if it had another); else the one we track
+    by `former_name` (what a rename's delivery says it was) or by that name, current or
+    former; else a new tracked one. Its fields are refreshed from `data` when they are
+    missing or its id or name changed."""
+    github_id, full_name = data.get("id"), str(data.get("full_name") or "").strip()
+    repository = None
+    if isinstance(github_id, int):
+        repository = Repository.objects.filter(github_id=github_id).first()
+    for name in (former_name, full_name):
+        if repository is None and name:
+            repository = _by_name(name, github_id)
+    if repository is None:
+        repository = repository_track(full_name=full_name)
+    renamed = repository.full_name != full_name
+    if renamed:
+        repository_rename(repository=repository, full_name=full_name)
+    if renamed or repository.github_id != github_id or not repository.default_branch:
+        ingest.repository_update_from_github(repository=repository, data=data)
+    return repository
+
+
+def _by_name(full_name: str, github_id) -> Repository | None:
+    """The repository we know by this name, unless it is another repository (another id)."""
+    repository = ingest.repository_named(full_name)
+    if repository is None or repository.github_id in (None, github_id):
+        return repository
+    former = RepositoryFormerName.objects.filter(repository=repository, full_name__iexact=full_name)
+    if former.exists():  # GitHub gave the old name to a new repository: no longer ours
+        former.delete()
+        return None
+    raise RepositoryConflict(
+        f"{full_name} is GitHub repository {github_id} now; we hold that name for repository "
+        f"{repository.github_id}, which GitHub must have renamed (a sync of it tells its name)"
+    )
 
 
 def repositories_track_configured() -> list[Repository]:

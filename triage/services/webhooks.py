@@ -73,7 +73,6 @@ IGNORED_EVENTS = frozenset(
         "push",
         "registry_package",
         "release",
-        "repository",
         "repository_vulnerability_alert",
         "secret_scanning_alert",
         "security_advisory",
@@ -323,17 +322,15 @@ def _unclaim(delivery_id: int) -> None:
 # --- event handlers ------------------------------------------------------------------------
 
 
-def _repository_of(payload: dict) -> Repository:
+def _repository_of(payload: dict, *, former_name: str = "") -> Repository:
+    """The delivery's repository, known by its GitHub id: one renamed on GitHub is ours under
+    its new name (tracking.repository_of_github)."""
     data = payload.get("repository")
     if not isinstance(data, dict) or not data.get("full_name"):
         raise Ignored("delivery names no repository")
-    repository = Repository.objects.filter(full_name__iexact=data["full_name"]).first()
-    if repository is None:
-        repository = tracking.repository_track(full_name=data["full_name"])
+    repository = tracking.repository_of_github(data=data, former_name=former_name)
     if not repository.tracked:
         raise Ignored(f"{repository.full_name} is not tracked")
-    if repository.github_id != data.get("id") or not repository.default_branch:
-        ingest.repository_update_from_github(repository=repository, data=data)
     return repository
 
 
@@ -401,6 +398,17 @@ def _read_commits(issue_id: int) -> None:
     read_pull_request_commits.delay(issue_id)
 
 
+def handle_repository(payload: dict) -> None:
+    """`renamed`: the repository (known by its id) takes its new name and keeps its history;
+    the other actions (created, edited, archived, transferred, ...) are not used."""
+    if payload.get("action") != "renamed":
+        raise Ignored(f"repository {payload.get('action')!r} is not used by this service")
+    was = ((payload.get("changes") or {}).get("repository") or {}).get("name") or {}
+    repository = payload.get("repository") if isinstance(payload.get("repository"), dict) else {}
+    owner = str(repository.get("full_name") or "").partition("/")[0]
+    _repository_of(payload, former_name=f"{owner}/{was['from']}" if was.get("from") else "")
+
+
 def handle_label(payload: dict) -> None:
     repository = _repository_of(payload)
     label = payload["label"]
@@ -416,4 +424,5 @@ EVENT_HANDLERS: dict[str, Callable[[dict], None]] = {
     "issue_comment": handle_issue_comment,
     "pull_request": handle_pull_request,
     "label": handle_label,
+    "repository": handle_repository,
 }

@@ -77,7 +77,7 @@ class Command(BaseCommand):
                     full = False  # the watermark kept our place
                     continue
                 break
-        except sync.SyncBusy as exc:
+        except (sync.SyncBusy, tracking.RepositoryConflict) as exc:
             raise CommandError(str(exc)) from exc
         except GitHubError as exc:
             raise CommandError(f"{repository}: {exc}") from exc
