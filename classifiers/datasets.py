@@ -1,7 +1,13 @@
 """Labelled CSV files for training and evaluation, read strictly: a bad file is refused whole.
 
 Issue models read the columns title, body, label; text models read text, label; the duplicates
-index reads title, body. Other columns are ignored.
+index reads title, body. An optional repository column ("repository" or "repo", OWNER/NAME) tells
+a model trained per repository which repository each row is from. Other columns are ignored.
+
+Text is UTF-8. A NUL byte or another stray control character inside an otherwise UTF-8 file (a
+build log pasted into an issue carries them) is removed and counted: "1 NUL byte removed in row
+812" (rows are data rows, the header not counted), not a reason to refuse 1,500 rows. UTF-16
+(with its BOM, or without one: NUL in every other byte) and binary files are still refused.
 """
 
 from __future__ import annotations
@@ -10,13 +16,20 @@ import codecs
 import csv
 import io
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from classifiers.registry import model_class
 
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 MAX_REPORTED_LINES = 5
+GROUP_COLUMNS = ("repository", "repo")
+# C0 controls but tab, newline and carriage return; DEL; the C1 controls
+STRAY_CONTROLS = [c for c in range(0x20) if chr(c) not in "\t\n\r"] + list(range(0x7F, 0xA0))
+_REMOVE_CONTROLS = dict.fromkeys(STRAY_CONTROLS)
+# UTF-16 text holds a NUL in every other byte (ASCII characters); UTF-8 text with a stray NUL
+# holds a few. Past this share of the even or the odd bytes, the file is not UTF-8.
+UTF16_NUL_SHARE = 0.25
 
 
 class CsvError(ValueError):
@@ -24,19 +37,91 @@ class CsvError(ValueError):
 
 
 @dataclass
+class Cleaned:
+    """What was removed from one row: its data-row number, NUL bytes, other control characters."""
+
+    row: int
+    nul: int
+    other: int
+
+
+@dataclass
 class LabelledTexts:
     texts: list[str]
     labels: list[str]
     path: str
+    groups: list[str] | None = None  # the repository column, where the file has one
+    cleaned: list[Cleaned] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def cleaning_note(self) -> str:
+        """ "1 NUL byte removed in row 812" ("" when nothing was removed)."""
+        if not self.cleaned:
+            return ""
+        nul = sum(c.nul for c in self.cleaned)
+        other = sum(c.other for c in self.cleaned)
+        what = [
+            _count(nul, "NUL byte") if nul else "",
+            _count(other, "control character") if other else "",
+        ]
+        rows = [c.row for c in self.cleaned]
+        where = "row" if len(rows) == 1 else "rows"
+        return f"{' and '.join(w for w in what if w)} removed in {where} {_numbers(rows)}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _numbers(numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:MAX_REPORTED_LINES])
+    more = len(numbers) - MAX_REPORTED_LINES
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def required_columns(name: str) -> list[str]:
     cls = model_class(name)
     columns = ["title", "body"] if cls.input == "issue" else ["text"]
     return columns + (["label"] if getattr(cls, "needs_labels", True) else [])
+
+
+def _utf8_text(raw: bytes, path: Path) -> str:
+    """The file as text, or CsvError: UTF-16, binary and other encodings are refused."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise CsvError(f"{path} is not UTF-8 text (UTF-16 text); save it as UTF-8 and try again")
+    if b"\x00" in raw and _looks_utf16(raw):
+        raise CsvError(
+            f"{path} is not UTF-8 text (it holds NUL bytes: UTF-16 or binary); "
+            "save it as UTF-8 and try again"
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CsvError(
+            f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+            "save it as UTF-8 and try again"
+        ) from None
+
+
+def _looks_utf16(raw: bytes) -> bool:
+    halves = [half for half in (raw[0::2], raw[1::2]) if half]
+    return any(half.count(0) / len(half) >= UTF16_NUL_SHARE for half in halves)
+
+
+def _clean(values: dict[str, str], row: int) -> tuple[dict[str, str], Cleaned | None]:
+    """The row's values without stray control characters, and what was removed (or None)."""
+    nul = other = 0
+    cleaned = {}
+    for key, value in values.items():
+        kept = value.translate(_REMOVE_CONTROLS)
+        if len(kept) != len(value):
+            found = value.count("\x00")
+            nul += found
+            other += len(value) - len(kept) - found
+        cleaned[key] = kept
+    return cleaned, (Cleaned(row=row, nul=nul, other=other) if nul or other else None)
 
 
 def labelled_csv_read(path: str | Path, *, name: str) -> LabelledTexts:
@@ -46,22 +131,9 @@ def labelled_csv_read(path: str | Path, *, name: str) -> LabelledTexts:
         raw = path.read_bytes()
     except OSError as exc:
         raise CsvError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or b"\x00" in raw:
-        kind = "UTF-16 text" if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else None
-        raise CsvError(
-            f"{path} is not UTF-8 text ({kind or 'it holds NUL bytes: UTF-16 or binary'}); "
-            "save it as UTF-8 and try again"
-        )
+    reader = csv.DictReader(io.StringIO(_utf8_text(raw, path), newline=""))
     try:
-        content = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CsvError(
-            f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
-            "save it as UTF-8 and try again"
-        ) from None
-    reader = csv.DictReader(io.StringIO(content, newline=""))
-    try:
-        header = [h.strip().lower() for h in (reader.fieldnames or [])]
+        header = [h.translate(_REMOVE_CONTROLS).strip().lower() for h in (reader.fieldnames or [])]
     except csv.Error as exc:
         raise CsvError(f"{path}: not a CSV file ({exc})") from None
     needed = required_columns(name)
@@ -72,29 +144,30 @@ def labelled_csv_read(path: str | Path, *, name: str) -> LabelledTexts:
             f"(model {name} needs {', '.join(needed)}; found {', '.join(header) or 'no header'})"
         )
     reader.fieldnames = header
-    texts, labels, empty = [], [], []
+    group_column = next((c for c in GROUP_COLUMNS if c in header), None)
+    result = LabelledTexts(texts=[], labels=[], path=str(path), groups=[] if group_column else None)
+    empty = []
     try:
-        for row in reader:
+        for row_number, row in enumerate(reader, start=1):
             line = reader.line_num
-            values = {k: (v or "") for k, v in row.items() if k is not None}
-            text = cls.text_of(values)
+            values, cleaned = _clean(
+                {k: (v or "") for k, v in row.items() if k is not None}, row_number
+            )
+            if cleaned:
+                result.cleaned.append(cleaned)
             label = values.get("label", "").strip() if "label" in needed else str(line)
             has_text = any(values.get(c, "").strip() for c in needed if c != "label")
             if not has_text or not label:
                 empty.append(line)
                 continue
-            texts.append(text)
-            labels.append(label)
+            result.texts.append(cls.text_of(values))
+            result.labels.append(label)
+            if group_column:
+                result.groups.append(values.get(group_column, "").strip())
     except csv.Error as exc:
         raise CsvError(f"{path}, line {reader.line_num}: {exc}") from None
     if empty:
-        shown = ", ".join(str(n) for n in empty[:MAX_REPORTED_LINES])
-        more = (
-            f" and {len(empty) - MAX_REPORTED_LINES} more"
-            if len(empty) > MAX_REPORTED_LINES
-            else ""
-        )
-        raise CsvError(f"{path}: {len(empty)} rows without text or label (lines {shown}{more})")
-    if not texts:
+        raise CsvError(f"{path}: {len(empty)} rows without text or label (lines {_numbers(empty)})")
+    if not result.texts:
         raise CsvError(f"{path}: no rows")
-    return LabelledTexts(texts=texts, labels=labels, path=str(path))
+    return result

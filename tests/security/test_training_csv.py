@@ -3,7 +3,8 @@
 With a trained, active model in place, every bad file (missing columns, latin-1, UTF-16, binary,
 empty rows, an empty file, a header only, ...) is refused with a CommandError that says what is
 wrong, and nothing is saved: the artifact folder holds the same files, the same versions, and the
-same active version as before.
+same active version as before. A NUL byte or a stray control character inside an otherwise UTF-8
+file is not a bad file: it is removed and counted (tests/classifiers/test_commands.py).
 """
 
 from __future__ import annotations
@@ -54,11 +55,11 @@ BAD_FILES = {  # name: (bytes, what the message must say)
 }
 
 
-def write_good_csv(path: Path) -> Path:
+def write_good_csv(path: Path, rows: list[dict] | None = None) -> Path:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=["title", "body", "label"])
         writer.writeheader()
-        writer.writerows(kind_rows())
+        writer.writerows(kind_rows() if rows is None else rows)
     return path
 
 
@@ -89,6 +90,18 @@ def test_a_bad_csv_is_refused_by_training_and_evaluation_and_nothing_is_saved(
         assert message in str(refused.value), (command, str(refused.value))
         assert str(path) in str(refused.value)  # says which file
         assert artifact_state("kind") == trained_kind, command
+
+
+def test_a_nul_byte_in_utf8_text_is_removed_and_utf16_still_refused(tmp_path, trained_kind):
+    rows = [dict(r, body=r["body"] + "\x00") if n == 3 else r for n, r in enumerate(kind_rows())]
+    path = write_good_csv(tmp_path / "log.csv", rows)
+    out = io.StringIO()
+    call_command("evaluate_classifier", "kind", "--csv", str(path), stdout=out)
+    assert "1 NUL byte removed in row 4" in out.getvalue()
+    path.write_bytes(path.read_text(encoding="utf-8").encode("utf-16-le"))
+    with pytest.raises(CommandError, match="holds NUL bytes: UTF-16 or binary"):
+        call_command("evaluate_classifier", "kind", "--csv", str(path), stdout=io.StringIO())
+    assert artifact_state("kind") == trained_kind
 
 
 @pytest.mark.parametrize(

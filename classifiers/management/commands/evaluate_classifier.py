@@ -29,12 +29,16 @@ class Command(BaseCommand):
                 texts=data.texts,
                 labels=data.labels,
                 version=options["model_version"],
+                groups=data.groups,
             )
         except (UnknownModel, datasets.CsvError, artifacts.ArtifactError) as exc:
             raise CommandError(str(exc)) from None
+        metrics["csv_cleaned"] = data.cleaning_note()
         if options["json"]:
             self.stdout.write(json.dumps(metrics, indent=2, sort_keys=True))
             return
+        if metrics["csv_cleaned"]:
+            self.stdout.write(self.style.WARNING(f"{data.path}: {metrics['csv_cleaned']}"))
         self.stdout.write(f"{metrics['model']} {metrics['version']} on {metrics['n']} rows")
         self.stdout.write(f"{'class':<20}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>9}")
         for label, row in metrics["per_class"].items():
