@@ -2,12 +2,17 @@
 
     python benchmarks/classifiers.py --nlbse ../shared/data/nlbse24/issues_train.csv \
         --senti ../shared/data/senti4sd/train.csv [--json] [--skip-cost] \
-        [--configs tfidf,embeddings] [--sections kind,sentiment,cost,sentiment_cost] [--jobs N]
+        [--configs tfidf,embeddings] [--sections kind,kind_across,sentiment,cost,sentiment_cost] \
+        [--other-weights 0.3,1] [--jobs N]
 
 kind: the NLBSE'24 protocol (one model per repository, trained on its 300 issues, macro-F1
 averaged over the five), in stratified 5-fold cross-validation; each outer fold trains the whole
 model, thresholds included, on the other four folds only. The same with the issue-form template
-headings ("### Describe the bug") stripped, since they leak the label. sentiment: Senti4SD in
+headings ("### Describe the bug") stripped, since they leak the label. kind_across: the same
+folds, each repository's model as the service trains it (classifiers/per_repository.py): its
+own four folds at weight 1 and every issue of the other four repositories at each of
+--other-weights (1: one pooled model, as a single model for every tracked repository); the test
+fold is always the repository's own and never trained on. sentiment: Senti4SD in
 5-fold cross-validation. Cost: training on 10,000 issues (the NLBSE issues replicated), batch
 prediction throughput, and duplicate search over 100,000 issues; training sentiment on all the
 Senti4SD posts and its prediction throughput.
@@ -61,14 +66,22 @@ def strip_template(body: str) -> str:
     return HEADING.sub(" ", body or "")
 
 
-def _fold(model_class, texts, y, train, test, options) -> tuple:
+def _fold(model_class, texts, y, train, test, options, others=None) -> tuple:
     """Train on one outer fold's training part; (test, labels, accepted, fit CPU s, predict CPU
-    s): CPU seconds of this process, so that folds trained at once are timed as on one core."""
+    s): CPU seconds of this process, so that folds trained at once are timed as on one core.
+    `others` (texts, labels): another repositories' issues trained on beside the fold's, at the
+    model's other_weight; the fold's own are its repository's ("own")."""
     model = model_class(**options)
+    own, extra = {}, {}
+    train_texts, train_labels = [texts[i] for i in train], list(y[train])
+    if others is not None:
+        train_texts, train_labels = train_texts + others[0], train_labels + others[1]
+        own = {"groups": ["own"] * len(test)}
+        extra = {"groups": ["own"] * len(train) + [""] * len(others[0])}
     started = time.process_time()
-    model.fit([texts[i] for i in train], list(y[train]))
+    model.fit(train_texts, train_labels, **extra)
     fitted = time.process_time()
-    predictions = model.predict([texts[i] for i in test], with_evidence=False)
+    predictions = model.predict([texts[i] for i in test], with_evidence=False, **own)
     predicted = time.process_time()
     return (
         test,
@@ -80,16 +93,24 @@ def _fold(model_class, texts, y, train, test, options) -> tuple:
 
 
 def cross_validate(
-    model_class, texts: list[str], labels: list[str], folds: int = 5, jobs: int = 1, **options
+    model_class,
+    texts: list[str],
+    labels: list[str],
+    folds: int = 5,
+    jobs: int = 1,
+    others: tuple[list[str], list[str]] | None = None,
+    **options,
 ) -> dict:
-    """jobs > 1 trains that many outer folds at once, in separate processes."""
+    """jobs > 1 trains that many outer folds at once, in separate processes; `others`: texts
+    and labels of other repositories, trained on in every fold, never tested on."""
     y = np.asarray(labels)
     predicted = np.empty(len(y), dtype=object)
     accepted = np.zeros(len(y), dtype=bool)
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=42)
     splits = list(splitter.split(texts, y))
     runs = Parallel(n_jobs=jobs)(  # n_jobs=1: in this process, one fold after the other
-        delayed(_fold)(model_class, texts, y, train, test, options) for train, test in splits
+        delayed(_fold)(model_class, texts, y, train, test, options, others)
+        for train, test in splits
     )
     for test, labels_, kept, _, _ in runs:
         predicted[test] = labels_
@@ -110,16 +131,39 @@ def cross_validate(
     }
 
 
-def kind_per_repository(rows: list[dict], *, strip: bool, embeddings: bool = False) -> dict:
+def _kind_texts(rows: list[dict], strip: bool) -> list[str]:
+    return [
+        features.issue_text(r["title"], strip_template(r["body"]) if strip else r["body"])
+        for r in rows
+    ]
+
+
+def kind_per_repository(
+    rows: list[dict],
+    *,
+    strip: bool,
+    embeddings: bool = False,
+    other_weight: float | None = None,
+    jobs: int = 1,
+) -> dict:
+    """One model per repository on its own issues; with `other_weight`, also on the other
+    repositories' issues at that weight (the service's per-repository kind model)."""
     per_repo = {}
     for repo in sorted({r["repo"] for r in rows}):
         mine = [r for r in rows if r["repo"] == repo]
-        texts = [
-            features.issue_text(r["title"], strip_template(r["body"]) if strip else r["body"])
-            for r in mine
-        ]
+        options = {"embeddings": embeddings}
+        others = None
+        if other_weight is not None:
+            rest = [r for r in rows if r["repo"] != repo]
+            others = (_kind_texts(rest, strip), [r["label"] for r in rest])
+            options["other_weight"] = other_weight
         per_repo[repo] = cross_validate(
-            KindClassifier, texts, [r["label"] for r in mine], embeddings=embeddings
+            KindClassifier,
+            _kind_texts(mine, strip),
+            [r["label"] for r in mine],
+            jobs=jobs,
+            others=others,
+            **options,
         )
     accepted = sum(m["accepted"] for m in per_repo.values())
     n = sum(m["n"] for m in per_repo.values())
@@ -158,17 +202,19 @@ def kind_cost(rows: list[dict], *, embeddings: bool = False) -> dict:
     # replicate, each copy tagged so that the vectorisers see 10,000 distinct documents
     big = [f"{t}\ncopy{k}" for k in range(reps) for t in texts][:10_000]
     big_labels = (labels * reps)[:10_000]
-    wall, cpu = time.perf_counter(), time.process_time()
-    model = KindClassifier(embeddings=embeddings)
-    model.fit(big, big_labels)
-    figures = {
-        "train_10k_seconds": time.perf_counter() - wall,
-        "train_10k_cpu_seconds": time.process_time() - cpu,
-    }
+    big_groups = ([r["repo"] for r in rows] * reps)[:10_000]
+    figures = {}
+    for key, weight, groups in (("", 1.0, None), ("_per_repository", None, big_groups)):
+        # the pooled model; then one per repository, the others' issues at the setting's weight
+        wall, cpu = time.perf_counter(), time.process_time()
+        model = KindClassifier(embeddings=embeddings, other_weight=weight)
+        model.fit(big, big_labels, groups=groups)
+        figures[f"train_10k{key}_seconds"] = time.perf_counter() - wall
+        figures[f"train_10k{key}_cpu_seconds"] = time.process_time() - cpu
     batch = big[: 1000 if embeddings else 5000]
     for key, explain in (("predict", False), ("predict_with_evidence", True)):
         wall, cpu = time.perf_counter(), time.process_time()
-        model.predict(batch, with_evidence=explain)
+        model.predict(batch, with_evidence=explain, groups=big_groups[: len(batch)])
         figures[f"{key}_per_second"] = len(batch) / (time.perf_counter() - wall)
         figures[f"{key}_per_cpu_second"] = len(batch) / (time.process_time() - cpu)
     return figures
@@ -248,13 +294,20 @@ def main() -> None:
     )
     parser.add_argument(
         "--sections",
-        default="kind,sentiment,cost,sentiment_cost",
-        help="what to measure: kind, sentiment, cost (kind and duplicates), sentiment_cost; "
+        default="kind,kind_across,sentiment,cost,sentiment_cost",
+        help="what to measure: kind (one model per repository on its own issues), kind_across "
+        "(each repository's model also on the others' issues, --other-weights), sentiment, "
+        "cost (kind and duplicates), sentiment_cost; "
         "with the embeddings extra sentiment fine-tunes the encoder 20 times (hours of CPU) "
         "and sentiment_cost 4 times",
     )
     parser.add_argument(
         "--jobs", type=int, default=1, help="outer folds trained at once (processes)"
+    )
+    parser.add_argument(
+        "--other-weights",
+        default="0.3,1",
+        help="kind_across: the other repositories' weights to measure (1: one pooled model)",
     )
     args = parser.parse_args()
     configs = [c for c in args.configs.split(",") if c]
@@ -271,6 +324,13 @@ def main() -> None:
         results[f"kind{suffix}_template_stripped"] = kind_per_repository(
             nlbse, strip=True, embeddings=use
         )
+    for config in configs if "kind_across" in sections else []:
+        suffix, use = ("", False) if config == "tfidf" else ("_embeddings", True)
+        for weight in [float(w) for w in args.other_weights.split(",") if w]:
+            for strip, stripped in ((False, ""), (True, "_template_stripped")):
+                results[f"kind{suffix}_other_weight_{weight:g}{stripped}"] = kind_per_repository(
+                    nlbse, strip=strip, embeddings=use, other_weight=weight, jobs=args.jobs
+                )
     for config in configs if "sentiment" in sections else []:
         # with the extra: TF-IDF SVM + the fine-tuned encoder (SentimentClassifier.finetune)
         suffix, use = ("", False) if config == "tfidf" else ("_finetuned", True)
@@ -316,7 +376,9 @@ def main() -> None:
         c = results[name]
         print(
             f"{name}: training kind on 10,000 issues {c['train_10k_seconds']:.1f}s "
-            f"({c['train_10k_cpu_seconds']:.1f} CPU s); prediction "
+            f"({c['train_10k_cpu_seconds']:.1f} CPU s; one model per repository of the five "
+            f"{c['train_10k_per_repository_seconds']:.1f}s, "
+            f"{c['train_10k_per_repository_cpu_seconds']:.1f} CPU s); prediction "
             f"{c['predict_per_second']:.0f} issues/s ({c['predict_per_cpu_second']:.0f} per CPU s; "
             f"{c['predict_with_evidence_per_second']:.0f} with evidence)"
         )

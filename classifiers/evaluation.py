@@ -8,25 +8,35 @@ from classifiers import artifacts
 from classifiers.text_classifier import classification_metrics
 
 
-def model_evaluate(*, name: str, texts: list[str], labels: list[str], version: str | None = None):
+def model_evaluate(
+    *,
+    name: str,
+    texts: list[str],
+    labels: list[str],
+    version: str | None = None,
+    groups: list[str] | None = None,
+):
     """macro_f1, accuracy, per_class, coverage, precision_at_threshold, and the labels it skipped.
 
     Rows whose label the model does not know are left out of the scores and reported under
-    `unknown_labels` (label: count)."""
+    `unknown_labels` (label: count). With `groups` (each row's repository), a model trained per
+    repository predicts each row with that repository's model."""
     loaded = artifacts.artifact_load(name, version)
     model = loaded.model
     if not hasattr(model, "classes"):
         raise artifacts.ArtifactError(f"{name} is not a classifier; it cannot be evaluated")
     known = set(model.classes)
     unknown: dict[str, int] = {}
-    kept_texts, kept_labels = [], []
-    for text, label in zip(texts, labels, strict=True):
+    kept_texts, kept_labels, kept_groups = [], [], []
+    for text, label, group in zip(texts, labels, groups or [""] * len(texts), strict=True):
         if label in known:
             kept_texts.append(text)
             kept_labels.append(label)
+            kept_groups.append(group)
         else:
             unknown[label] = unknown.get(label, 0) + 1
-    predictions = model.predict(kept_texts, with_evidence=False)
+    by_repository = {"groups": kept_groups} if groups is not None else {}
+    predictions = model.predict(kept_texts, with_evidence=False, **by_repository)
     metrics = (
         classification_metrics(
             kept_labels,

@@ -11,3 +11,6 @@ class KindClassifier(TextClassifier):
     input = "issue"
     description = "bug / feature / question / docs / performance"
     embedding_weight = 1.0  # with the embeddings extra switched on (CLASSIFIER_EMBEDDINGS)
+    # each repository's own model, with the other repositories' issues at a lower weight
+    per_repository = True
+    other_repositories_setting = "CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT"

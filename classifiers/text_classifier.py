@@ -17,6 +17,9 @@ The classifier is a multinomial logistic regression (probabilities of its own, o
 model asks for the sigmoid-calibrated linear SVM (`linear = "calibrated_svm"`, three fits).
 A prediction under its class's threshold is kept but marked `needs_triage`: a human decides.
 Evidence: the words of the text with the largest weight toward the predicted class.
+A model with `per_repository = True` (kind), given each text's repository, also fits one linear
+model per repository on the same features (classifiers/per_repository.py); a text is predicted by
+its repository's model, or by the pooled one for a repository without its own.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.pipeline import FeatureUnion
 from sklearn.svm import LinearSVC
 
-from classifiers import embeddings, features
+from classifiers import embeddings, features, per_repository
 from classifiers import finetune as tuning
 
 DEFAULT_FOLDS = 5
@@ -126,11 +129,15 @@ def abstention_thresholds(
     return thresholds
 
 
-def _embeddings_setting() -> bool:
+def _setting(name: str, default):
     try:
-        return bool(getattr(settings, "CLASSIFIER_EMBEDDINGS", False))
+        return getattr(settings, name, default)
     except ImproperlyConfigured:  # used outside a configured Django project
-        return False
+        return default
+
+
+def _embeddings_setting() -> bool:
+    return bool(_setting("CLASSIFIER_EMBEDDINGS", False))
 
 
 class TextClassifier:
@@ -150,11 +157,25 @@ class TextClassifier:
     finetune_weight: ClassVar[float] = 0.5  # its share of the averaged probabilities
     finetune_config: ClassVar[tuning.FineTuneConfig] = tuning.FineTuneConfig()
     evidence_terms: ClassVar[int] = 6
+    # one linear model per repository when fit() is given each text's repository
+    per_repository: ClassVar[bool] = False
+    # the setting that holds the other repositories' weight in a repository's model (1: pooled)
+    other_repositories_setting: ClassVar[str] = ""
 
-    def __init__(self, *, embeddings: bool | None = None):
-        """embeddings: None follows settings.CLASSIFIER_EMBEDDINGS (off when unset)."""
+    def __init__(self, *, embeddings: bool | None = None, other_weight: float | None = None):
+        """embeddings: None follows settings.CLASSIFIER_EMBEDDINGS (off when unset);
+        other_weight: None follows the model's other_repositories_setting."""
         if embeddings is None:
             embeddings = _embeddings_setting()
+        if other_weight is None:
+            other_weight = float(_setting(self.other_repositories_setting, 1.0))
+        if not 0 <= other_weight <= 1:
+            raise ImproperlyConfigured(
+                f"{self.other_repositories_setting or 'other_weight'} is the other repositories' "
+                f"weight, from 0 to 1; got {other_weight}"
+            )
+        self.other_weight = other_weight
+        self.repository_models: dict[str, dict] = {}
         self.use_embeddings = embeddings and (self.embedding_weight > 0 or self.finetune)
         self.features: FeatureUnion | None = None
         self.embeddings: dict | None = None  # the encoder a fitted model was trained with
@@ -211,8 +232,16 @@ class TextClassifier:
 
     # --- training ----------------------------------------------------------------------------
 
-    def fit(self, texts: list[str], labels: list[str], *, folds: int = DEFAULT_FOLDS) -> dict:
-        if len(texts) != len(labels):
+    def fit(
+        self,
+        texts: list[str],
+        labels: list[str],
+        *,
+        folds: int = DEFAULT_FOLDS,
+        groups: list[str] | None = None,
+    ) -> dict:
+        """groups: each text's repository (OWNER/NAME), for a per_repository model."""
+        if len(texts) != len(labels) or (groups is not None and len(groups) != len(labels)):
             raise TrainingDataError(f"{len(texts)} texts but {len(labels)} labels")
         counts = Counter(labels)
         kept = {label for label, n in counts.items() if n >= MIN_CLASS_EXAMPLES}
@@ -222,8 +251,11 @@ class TextClassifier:
                 f"got {dict(counts)}"
             )
         all_labels = list(labels)
-        pairs = [(t, lb) for t, lb in zip(texts, labels, strict=True) if lb in kept]
-        texts, labels = [t for t, _ in pairs], [lb for _, lb in pairs]
+        mask = [lb in kept for lb in labels]
+        texts = [t for t, keep in zip(texts, mask, strict=True) if keep]
+        labels = [lb for lb, keep in zip(labels, mask, strict=True) if keep]
+        if groups is not None:
+            groups = [per_repository.group_key(g) for g, k in zip(groups, mask, strict=True) if k]
         y = np.asarray(labels)
         n_min = min(Counter(labels).values())
         if len(texts) >= LARGE_TRAINING_SET:
@@ -244,7 +276,12 @@ class TextClassifier:
         x = self._with_embeddings(self.features.fit_transform(texts), texts)
         estimator = self.build_classifier(smallest_train_fold)
         cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=SEED)
-        proba = cross_val_predict(clone(estimator), x, y, cv=cv, method="predict_proba")
+        splits = list(cv.split(x, y))
+        by_repository = self._by_repository(groups)
+        if by_repository:  # the folds' models are where the repositories' models start
+            proba, fold_models = per_repository.out_of_fold(estimator, x, y, splits)
+        else:
+            proba = cross_val_predict(clone(estimator), x, y, cv=splits, method="predict_proba")
         classes = np.unique(y)  # cross_val_predict orders columns by sorted class
         finetuning = self.use_embeddings and self.finetune
         if finetuning:  # the encoder's texts and class indices, for its folds and final fit
@@ -260,6 +297,12 @@ class TextClassifier:
         accepted = np.array(
             [c >= self.thresholds[p] for p, c in zip(oof_pred, oof_conf, strict=True)]
         )
+        self.classifier = estimator.fit(x, y)
+        self.repository_models = {}
+        if by_repository:
+            oof_pred, accepted = self._fit_repositories(
+                x, y, np.asarray(groups), splits, fold_models, oof_pred, accepted
+            )
         self.cv_metrics = classification_metrics(list(y), list(oof_pred), accepted)
         # out-of-fold prediction per input item (None for a left-out class); not saved
         oof = iter(oof_pred)
@@ -270,7 +313,11 @@ class TextClassifier:
             dropped_classes=sorted(set(counts) - kept),
             features=self._features_name(finetuning),
         )
-        self.classifier = estimator.fit(x, y)
+        if self.repository_models:
+            self.cv_metrics.update(
+                other_repositories_weight=self.other_weight,
+                per_repository=self._repository_metrics,
+            )
         self.classes = [str(c) for c in self.classifier.classes_]
         if finetuning:
             state = tuning.finetune(encoder_texts, index, len(classes), self.finetune_config)
@@ -278,6 +325,40 @@ class TextClassifier:
             self.finetuned = tuning.FineTuned(state)
         self._feature_names = None
         return self.cv_metrics
+
+    def _by_repository(self, groups) -> bool:
+        return (
+            self.per_repository
+            and groups is not None
+            and self.other_weight < 1
+            and not (self.use_embeddings and self.finetune)
+        )
+
+    def _fit_repositories(self, x, y, groups, splits, fold_models, oof_pred, accepted):
+        """Fit the per-repository models; the pooled out-of-fold predictions and acceptances
+        with each modelled repository's own in place of the pooled model's."""
+        fitted = per_repository.repositories_fit(
+            estimator=self.classifier,
+            x=x,
+            y=y,
+            groups=groups,
+            other_weight=self.other_weight,
+            splits=splits,
+            fold_models=fold_models,
+            pooled=self.classifier,
+            thresholds_of=lambda *args: abstention_thresholds(*args, self.target_precision),
+        )
+        self.repository_models = fitted.models
+        oof_pred, accepted = oof_pred.astype(object), accepted.copy()
+        for group, model in fitted.models.items():
+            own = groups == group
+            oof_pred[own] = fitted.oof_pred[own]
+            accepted[own] = [
+                c >= model["thresholds"][p]
+                for p, c in zip(fitted.oof_pred[own], fitted.oof_conf[own], strict=True)
+            ]
+        self._repository_metrics = fitted.metrics
+        return oof_pred.astype(str), accepted
 
     def _features_name(self, finetuning: bool) -> str:
         if finetuning:
@@ -308,32 +389,51 @@ class TextClassifier:
 
     # --- prediction --------------------------------------------------------------------------
 
-    def predict_proba(self, texts: list[str]) -> np.ndarray:
-        return self._proba(texts, self._matrix(texts)[1])
+    def predict_proba(self, texts: list[str], *, groups: list[str] | None = None) -> np.ndarray:
+        return self._proba(texts, self._matrix(texts)[1], self._repositories(texts, groups))
 
-    def _proba(self, texts: list[str], rows) -> np.ndarray:
+    def _repositories(self, texts: list[str], groups: list[str] | None) -> list[str]:
+        """Per text, the repository whose own model predicts it ("": the pooled model)."""
+        if groups is None or not self.repository_models:
+            return [""] * len(texts)
+        keys = [per_repository.group_key(g) for g in groups]
+        return [key if key in self.repository_models else "" for key in keys]
+
+    def _proba(self, texts: list[str], rows, repositories: list[str]) -> np.ndarray:
         proba = self.classifier.predict_proba(rows)
         if self.finetuned:
             proba = self._blend(proba, self.finetuned.predict_proba(self._encoder_texts(texts)))
+        owner = np.asarray(repositories)
+        classes = np.asarray(self.classes)
+        for repository in set(repositories) - {""}:
+            mine = np.nonzero(owner == repository)[0]
+            model = self.repository_models[repository]["classifier"]
+            proba[mine] = per_repository.aligned_proba(model, rows[mine], classes)
         return proba
 
-    def predict(self, texts: list[str], *, with_evidence: bool = True) -> list[Prediction]:
+    def predict(
+        self, texts: list[str], *, with_evidence: bool = True, groups: list[str] | None = None
+    ) -> list[Prediction]:
+        """groups: each text's repository (OWNER/NAME), for a model fitted per repository."""
         if not texts:
             return []
         x, full = self._matrix(texts)
-        proba = self._proba(texts, full)
+        repositories = self._repositories(texts, groups)
+        proba = self._proba(texts, full, repositories)
         best = proba.argmax(axis=1)
-        coefs = self._class_weights() if with_evidence else None
+        coefs = {r: self._class_weights(r) for r in set(repositories)} if with_evidence else None
         predictions = []
         for i, column in enumerate(best):
             label = self.classes[column]
             confidence = float(proba[i, column])
+            thresholds = self._thresholds(repositories[i])
+            weights = coefs[repositories[i]][column] if with_evidence else None
             predictions.append(
                 Prediction(
                     label=label,
                     confidence=confidence,
-                    needs_triage=confidence < self.thresholds.get(label, 0.5),
-                    evidence=self._evidence(x[i], coefs[column]) if with_evidence else [],
+                    needs_triage=confidence < thresholds.get(label, 0.5),
+                    evidence=self._evidence(x[i], weights) if with_evidence else [],
                     probabilities={
                         c: float(p) for c, p in zip(self.classes, proba[i], strict=True)
                     },
@@ -341,17 +441,31 @@ class TextClassifier:
             )
         return predictions
 
-    def _class_weights(self) -> np.ndarray:
+    def _thresholds(self, repository: str) -> dict[str, float]:
+        if repository:
+            return self.repository_models[repository]["thresholds"]
+        return self.thresholds
+
+    def _class_weights(self, repository: str = "") -> np.ndarray:
         """(n_classes, n_tfidf_features) weights of the linear model (averaged over calibration
-        folds for the calibrated SVM); embedding dimensions explain nothing and are left out."""
-        if hasattr(self.classifier, "calibrated_classifiers_"):
-            coefs = [c.estimator.coef_ for c in self.classifier.calibrated_classifiers_]
+        folds for the calibrated SVM); embedding dimensions explain nothing and are left out.
+        With a repository, its own model's, one row per class of the pooled model."""
+        classifier = (
+            self.repository_models[repository]["classifier"] if repository else self.classifier
+        )
+        if hasattr(classifier, "calibrated_classifiers_"):
+            coefs = [c.estimator.coef_ for c in classifier.calibrated_classifiers_]
             coef = np.mean(coefs, axis=0)
         else:
-            coef = self.classifier.coef_
+            coef = classifier.coef_
         if coef.shape[0] == 1:  # binary: one row for the positive class
             coef = np.vstack([-coef[0], coef[0]])
-        return coef[:, : len(self._names())]
+        coef = coef[:, : len(self._names())]
+        if list(classifier.classes_) == self.classes:
+            return coef
+        rows = np.zeros((len(self.classes), coef.shape[1]))
+        rows[np.searchsorted(self.classes, [str(c) for c in classifier.classes_])] = coef
+        return rows
 
     def _names(self) -> np.ndarray:
         if self._feature_names is None:
@@ -386,6 +500,8 @@ class TextClassifier:
             "embeddings": self.embeddings,
             "finetuned": self.finetuned.state if self.finetuned else None,
             "finetune_weight": self.blend_weight,
+            "repository_models": self.repository_models,
+            "other_weight": self.other_weight,
         }
 
     @classmethod
@@ -403,4 +519,6 @@ class TextClassifier:
         model.classes = list(state["classes"])
         model.thresholds = dict(state["thresholds"])
         model.cv_metrics = dict(state.get("cv_metrics") or {})
+        model.repository_models = dict(state.get("repository_models") or {})
+        model.other_weight = state.get("other_weight", 1.0)
         return model

@@ -6,10 +6,16 @@ predictions (cross-validation folds of the new set) and the active version's pre
 scored by macro-F1. With fewer than MIN_FRESH such items the two cross-validated scores are
 compared instead. --force activates regardless. A scheduled run (skip_if_unchanged) trains
 nothing on the data the active version, or the newest saved candidate, was trained on.
+
+`groups` names each item's repository: a model trained per repository (kind) fits one model per
+repository on them, and both versions are compared on what each predicts for its repository.
+The repositories and the other repositories' weight are part of "the data" a version was
+trained on: a changed weight is trained again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 
@@ -54,25 +60,29 @@ def model_train(
     source: str,
     force: bool = False,
     skip_if_unchanged: bool = False,
+    groups: list[str] | None = None,
 ) -> TrainingReport:
     """Fit, save and maybe activate. `labels` are issue ids for the duplicates index."""
     cls = model_class(name)
     report = TrainingReport(name=name, n_samples=len(texts))
-    digest = artifacts.data_hash(texts, labels)
+    model = cls()
+    groups = groups if getattr(model, "per_repository", False) else None
+    digest = _digest(model, texts, labels, groups)
     active = _active_or_none(name)
     if skip_if_unchanged and active and (unchanged := _unchanged(name, digest, active)):
         report.reason = unchanged
         return report
 
     started = time.perf_counter()
-    model = cls()
-    report.metrics = model.fit(texts, labels)  # raises TrainingDataError before anything is saved
+    fit_options = {"groups": groups} if groups is not None else {}
+    # raises TrainingDataError before anything is saved
+    report.metrics = model.fit(texts, labels, **fit_options)
     report.seconds = time.perf_counter() - started
 
     activate, report.reason = True, "no active version" if active is None else "forced"
     items = artifacts.item_hashes(texts, labels)
     if active is not None and not force and getattr(cls, "needs_labels", True):
-        new, old, basis = _compare(model, active, texts, labels, items)
+        new, old, basis = _compare(model, active, texts, labels, items, groups)
         report.active_metrics = {"macro_f1": old, "basis": basis}
         activate = new >= old - TOLERANCE
         report.reason = f"macro-F1 {new:.3f} vs active {old:.3f} {basis}" + (
@@ -93,6 +103,15 @@ def model_train(
         artifacts.artifact_activate(name=name, version=report.version)
     report.activated = activate
     return report
+
+
+def _digest(model, texts: list[str], labels: list, groups: list[str] | None) -> str:
+    """The data hash; trained per repository, of each item's repository and the weight too."""
+    if groups is None:
+        return artifacts.data_hash(texts, labels)
+    keyed = [f"{label}\x1d{group.lower()}" for label, group in zip(labels, groups, strict=True)]
+    digest = artifacts.data_hash(texts, keyed)
+    return hashlib.sha256(f"{digest} {model.other_weight!r}".encode()).hexdigest()
 
 
 def _unchanged(name: str, digest: str, active) -> str:
@@ -121,7 +140,7 @@ def _active_or_none(name: str):
         return None  # none yet, or unusable (foreign, damaged): the new one replaces it
 
 
-def _compare(model, active, texts, labels, items) -> tuple[float, float, str]:
+def _compare(model, active, texts, labels, items, groups=None) -> tuple[float, float, str]:
     """(candidate macro-F1, active macro-F1, on what) - see the module docstring."""
     seen = artifacts.items_read(active.name, active.version)
     fresh = np.ones(len(texts), dtype=bool) if seen is None else ~np.isin(items, seen)
@@ -134,8 +153,12 @@ def _compare(model, active, texts, labels, items) -> tuple[float, float, str]:
         )
     y = [labels[i] for i in index]
     candidate = [model.oof_predictions[i] for i in index]
+    by_repository = {"groups": [groups[i] for i in index]} if groups is not None else {}
     current = [
-        p.label for p in active.model.predict([texts[i] for i in index], with_evidence=False)
+        p.label
+        for p in active.model.predict(
+            [texts[i] for i in index], with_evidence=False, **by_repository
+        )
     ]
     return (
         classification_metrics(y, candidate)["macro_f1"],

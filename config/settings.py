@@ -439,8 +439,13 @@ CLASSIFIER_ARTIFACT_DIR = Path(os.environ.get("CLASSIFIER_ARTIFACT_DIR", VAR_DIR
 # `embeddings` extra; +0.02 macro-F1 on NLBSE'24, 20x slower prediction (docs/PERFORMANCE.md).
 CLASSIFIER_EMBEDDINGS = env_bool("CLASSIFIER_EMBEDDINGS", False)
 # Per-repository label maps for weak labels: {model: {"*" or "OWNER/NAME": {label: class}}},
-# merged over the defaults in triage/services/training_data.py.
+# merged over the defaults in triage/services/training_data.py (names in any case).
 CLASSIFIER_LABEL_MAPS: dict = {}
+# kind: each repository's model learns from its own issues (weight 1) and the other
+# repositories' issues at this weight; 1 trains one pooled model (docs/PERFORMANCE.md).
+CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT = float(
+    os.environ.get("CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT", "0.3")
+)
 # The sentiment model's base set (CSV, columns text and label): the weekly retraining and
 # `train_classifier sentiment` train on it with the triagers' sentiment corrections on top.
 CLASSIFIER_SENTIMENT_CSV = os.environ.get("CLASSIFIER_SENTIMENT_CSV", "")

@@ -88,3 +88,23 @@ def test_sentiment_reads_text_and_label(tmp_path):
     path.write_text("id,text,label\nt1,Thanks!,positive\n", encoding="utf-8")
     with pytest.raises(CommandError, match="at least two classes"):
         call_command("train_classifier", "sentiment", "--csv", str(path))
+
+
+def test_a_nul_byte_or_control_character_is_removed_and_counted_not_refused(tmp_path):
+    from classifiers import datasets
+
+    rows = kind_rows()
+    rows[6] = dict(rows[6], body=rows[6]["body"] + "\n[  12.5] amdgpu: ring gfx timeout\x00")
+    rows[11] = dict(rows[11], title="\x1b[31mERROR\x1b[0m " + rows[11]["title"])
+    path = write_csv(tmp_path / "pasted_logs.csv", rows)
+    note = "1 NUL byte and 2 control characters removed in rows 7, 12"
+    out = io.StringIO()
+    call_command("train_classifier", "kind", "--csv", str(path), stdout=out)
+    assert note in out.getvalue() and "active" in out.getvalue()
+    out = io.StringIO()
+    call_command("evaluate_classifier", "kind", "--csv", str(path), "--json", stdout=out)
+    assert json.loads(out.getvalue())["csv_cleaned"] == note
+    data = datasets.labelled_csv_read(path, name="kind")
+    assert len(data) == len(rows)
+    assert not any("\x00" in t or "\x1b" in t for t in data.texts)
+    assert "ring gfx timeout" in data.texts[6] and "[31mERROR" in data.texts[11]

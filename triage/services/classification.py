@@ -103,7 +103,7 @@ def issues_classify(*, ids: list[int], models: tuple[str, ...] = ISSUE_MODELS) -
     issues = list(
         Issue.objects.filter(pk__in=ids, is_pull_request=False, deleted_at__isnull=True)
         .select_related("repository")
-        .prefetch_related("labels")
+        .prefetch_related("labels", "repository__former_names")
         .only(*ISSUE_FIELDS)
     )
     report.issues = len(issues)
@@ -181,7 +181,7 @@ def _model_rows(name, issues, texts, facts, decided, report) -> list[IssuePredic
         return []
     if loaded is None and report.skipped.get(name) == "not trained":
         del report.skipped[name]  # its rules speak
-    predicted = loaded.model.predict(texts) if loaded else [None] * len(issues)
+    predicted = _predict(loaded, issues, texts) if loaded else [None] * len(issues)
     corrections = _corrections_learned(loaded)
     version = loaded.version if loaded else "rules"
     rows = []
@@ -196,6 +196,19 @@ def _model_rows(name, issues, texts, facts, decided, report) -> list[IssuePredic
         rows.append(_row(issue.id, name, version, p.label, p.confidence, evidence, p.needs_triage))
     report.predicted[name] = len(issues)
     return rows
+
+
+def _predict(loaded, issues, texts):
+    """A model trained per repository (kind) predicts each issue with its repository's own
+    model, known under the repository's name now or one it had before a rename."""
+    own = getattr(loaded.model, "repository_models", None)
+    if not own:
+        return loaded.model.predict(texts)
+    groups = []
+    for issue in issues:
+        names = issue.repository.known_names()
+        groups.append(next((n for n in names if n.lower() in own), names[0]))
+    return loaded.model.predict(texts, groups=groups)
 
 
 def _corrections_learned(loaded) -> int:
@@ -425,6 +438,7 @@ def classifier_train_from_database(
         source=f"database ({sources})",
         force=force,
         skip_if_unchanged=skip_if_unchanged,
+        groups=data.groups or None,  # each issue's repository: kind trains one per repository
     )
 
 

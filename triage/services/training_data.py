@@ -2,10 +2,21 @@
 outranked by maintainers' corrections.
 
 Label maps are per repository ("OWNER/NAME") with "*" for all; settings.CLASSIFIER_LABEL_MAPS is
-merged over DEFAULT_LABEL_MAPS. Component classes come from the data: labels named
-"project: X", the component labels listed for a repository, the issue form's
-"### ROCm Component" section, a "[X]" title prefix, and a repository's own component
-(ROCm/HIP is HIP); maintainers' corrections can add new ones.
+merged over DEFAULT_LABEL_MAPS. Repository names are compared as GitHub compares them, in any
+case (a map for "ROCm/HIP" is the map of ROCm/hip), and a renamed repository keeps the maps of
+its former names. Component classes come from the data: labels named "project: X", the
+component labels listed for a repository, the issue form's "### ROCm Component" section, a
+"[X]" title tag, and a repository's own component (ROCm/HIP is HIP); maintainers' corrections
+can add new ones. A title tag that names where the issue happens, not what part of the stack
+(a GPU, an architecture or a code name: "[gfx90a]", "[MI300X]", "[Navi21]", "[Strix Halo]"; a
+version; an operating system), is never a component: environment_title_tags() gives those to
+whoever reads the environment, and "[gfx90a][COMGR]" is a COMGR issue.
+
+Weak labels are hints, not truth. "[Issue]:" is the ROCm issue form's prefix, whatever the
+report is: an issue filed through it (or "[Bug]:") whose title asks a question ("Is there a ROCm
+version that supports gfx1151?", "How do I ...", "Does X support Y"), or whose description's
+first sentence does, is a question; one that asks about a failure ("Why does X crash?") gets no
+weak label at all.
 
 What gave an issue its weak label is taken out of the text the model trains on: a title prefix
 ("[Feature]:", "Feature request:", "[MIOpen]") and, for the component model, the issue form's
@@ -81,6 +92,36 @@ DEFAULT_LABEL_MAPS: dict[str, dict[str, dict[str, str]]] = {
 PROJECT_LABEL = linear_re.compile(r"^(?:project|component|area):\s*(.+)$", linear_re.I)
 TITLE_PREFIX = linear_re.compile(r"^\s*(\[[^\]]{2,40}\]):?")
 COMPONENT_HEADING = "rocm component"
+TITLE_TAG = linear_re.compile(r"\s*\[([^\[\]]{1,40})\]\s*:?")
+MAX_TITLE_TAGS = 6
+# A tag naming where an issue happens, not what part of the stack it hits: a gfx target, an
+# Instinct or Radeon product or model number, a GPU or APU code name, a ROCm version, an OS.
+ENVIRONMENT_TAG = linear_re.compile(
+    r"\bgfx[0-9a-f]{1,4}|\bmi\s?\d{2,3}[a-z]{0,2}\b"
+    r"|\b(?:radeon|instinct|ryzen|apu|igpu|dgpu|fiji|ellesmere|aldebaran|arcturus|strix|krackan"
+    r"|phoenix|hawk\s?point|rembrandt|renoir|cezanne|lucienne|mendocino|raphael|raven|picasso)\b"
+    r"|\b(?:navi|vega|polaris|rdna|cdna)\s?\d*\b"
+    r"|\b(?:rx|w|v|r|pro)\s?\d{3,4}\b|\b\d{3,4}\s?(?:xtx|xt|gre|hs|hx|m|s|u)\b"
+    r"|^\s*(?:rocm\s*[-_]?\s*)?v?\d+(?:\.\d+)+\s*$|\brocm\s*[-_]?\s*v?\d"
+    r"|\b(?:windows|linux|ubuntu|rhel|sles|centos|fedora|debian|wsl2?|macos)\b",
+    linear_re.I,
+)
+# "[Issue]:" on a question: the words a question opens with; a failure it asks about
+QUESTION_OPENER = linear_re.compile(
+    r"^(?:is|are|was|were|does|do|did|can|could|how|what|which|why|when|where|who|will|would"
+    r"|should|has|have|any)\s+(\S+)",
+    linear_re.I,
+)
+FAILURE_WORDS = linear_re.compile(
+    r"\b(?:crash\w*|segfault\w*|segmentation|core\s+dump\w*|abort\w*|hang|hangs|hung|hanging"
+    r"|freez\w*|frozen|stuck|deadlock\w*|errors?|fail\w*|broken|wrong|incorrect|nan|nans"
+    r"|exceptions?|fault\w*|illegal|regress\w*|slow\w*|time[sd]?\s?out|not\s+work\w*"
+    r"|doesn'?t\s+work|won'?t)\b",
+    linear_re.I,
+)
+SENTENCE_END = linear_re.compile(r"[.!?](?:\s|$)")
+MAX_SENTENCE = 300
+MAX_CLEAN_SENTENCE_TEXT = 4000  # a description's first sentence is near its start
 NOT_COMPONENTS = {
     "issue",
     "bug",
@@ -99,22 +140,75 @@ NOT_COMPONENTS = {
 
 
 def label_maps() -> dict:
-    maps = {
-        name: {repo: dict(m) for repo, m in per.items()} for name, per in DEFAULT_LABEL_MAPS.items()
-    }
-    for name, per in getattr(settings, "CLASSIFIER_LABEL_MAPS", {}).items():
-        for repo, mapping in per.items():
-            maps.setdefault(name, {}).setdefault(repo, {}).update(
-                {k.lower(): v for k, v in mapping.items()}
-            )
+    """DEFAULT_LABEL_MAPS with settings.CLASSIFIER_LABEL_MAPS merged over it, repository and
+    label names lower-cased: GitHub compares both in any case."""
+    maps: dict[str, dict[str, dict[str, str]]] = {}
+    for source in (DEFAULT_LABEL_MAPS, getattr(settings, "CLASSIFIER_LABEL_MAPS", {})):
+        for name, per in source.items():
+            for repo, mapping in per.items():
+                maps.setdefault(name, {}).setdefault(repo.strip().lower(), {}).update(
+                    {k.lower(): v for k, v in mapping.items()}
+                )
     return maps
 
 
-def _mapping(maps: dict, name: str, repo: str) -> dict[str, str]:
+def repository_label_map(maps: dict, name: str, repository) -> dict[str, str]:
+    """The map `name` of a repository: "*", with the maps written for the repository over it,
+    under its former names first and its name now last (it wins)."""
     per = maps.get(name, {})
-    merged = {k.lower(): v for k, v in per.get("*", {}).items()}
-    merged.update({k.lower(): v for k, v in per.get(repo, {}).items()})
+    merged = dict(per.get("*", {}))
+    for known in reversed(repository.known_names()):
+        merged.update(per.get(known.lower(), {}))
     return merged
+
+
+def title_tags(title: str) -> list[str]:
+    """The bracket tags opening a title: "[Issue]: [gfx90a][COMGR] x" is Issue, gfx90a, COMGR."""
+    tags, position = [], 0
+    while len(tags) < MAX_TITLE_TAGS:
+        found = TITLE_TAG.match(title or "", position)
+        if found is None:
+            break
+        tags.append(found.group(1).strip())
+        position = found.end()
+    return tags
+
+
+def environment_title_tags(title: str) -> list[str]:
+    """The title's tags that name the environment (a GPU, an architecture or code name, a
+    version, an OS), for the environment extraction: never component classes."""
+    return [tag for tag in title_tags(title) if ENVIRONMENT_TAG.search(tag)]
+
+
+def question_shape(title: str, body: str) -> str:
+    """ "question" when the report asks: its title (past its tags) ends with "?" or opens with
+    a question word, or the first sentence of its description ends with "?"; "unsure" when
+    the question is about a failure (no weak label then); "" when it does not ask."""
+    title = TITLE_PREFIX.sub("", title or "").strip()
+    while TITLE_PREFIX.match(title):
+        title = TITLE_PREFIX.sub("", title, count=1).strip()
+    if _asks(title):
+        return "unsure" if FAILURE_WORDS.search(title) else "question"
+    sentence = _first_sentence(body)
+    if not sentence.endswith("?") or FAILURE_WORDS.search(title):
+        return ""  # no question, or a failure reported with a question after it
+    return "unsure" if FAILURE_WORDS.search(sentence) else "question"
+
+
+def _asks(title: str) -> bool:
+    opener = QUESTION_OPENER.match(title)
+    return title.endswith("?") or (opener is not None and opener.group(1).lower() != "not")
+
+
+def _first_sentence(body: str) -> str:
+    """The first sentence of the issue form's problem description, or of the body."""
+    text = issue_form_sections(body or "").get("problem description") or body or ""
+    for line in text[:MAX_CLEAN_SENTENCE_TEXT].splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", "_No response_", "<!--", ">", "```")):
+            end = SENTENCE_END.search(line[:MAX_SENTENCE])
+            return line[: end.start() + 1] if end else line[:MAX_SENTENCE]
+    return ""
 
 
 # Each labeller answers (label, source): the source is one of these names, counted per training
@@ -125,26 +219,41 @@ SOURCE_TITLE_PREFIX = "title prefix"
 SOURCE_ISSUE_FORM = "issue form"
 SOURCE_REPOSITORY = "repository"
 SOURCE_RULE = "rule"
+SOURCE_QUESTION = "question-shaped"
 
 
 def kind_weak_label(issue: Issue, maps: dict) -> tuple[str, str]:
-    repo = issue.repository.full_name
-    by_label = _mapping(maps, "kind", repo)
+    repository = issue.repository
+    by_label = repository_label_map(maps, "kind", repository)
     for label in issue.labels.all():
         if label.name_key in by_label:
             return by_label[label.name_key], SOURCE_LABEL
     prefix = TITLE_PREFIX.match(issue.title or "")
     if prefix:
-        key = prefix.group(1).lower()
-        by_prefix = _mapping(maps, "kind_title_prefix", repo)
-        if key in by_prefix:
-            return by_prefix[key], SOURCE_TITLE_PREFIX
+        kind = repository_label_map(maps, "kind_title_prefix", repository).get(
+            prefix.group(1).lower()
+        )
+        if kind == "bug":  # the reporter chose the form; what the report says may differ
+            shape = question_shape(issue.title, issue.body)
+            if shape:
+                return ("question", SOURCE_QUESTION) if shape == "question" else ("", "")
+        if kind:
+            return kind, SOURCE_TITLE_PREFIX
     return "", ""
 
 
+def _title_component(title: str) -> str:
+    """The first title tag that names a part of the stack ("[Issue]: [gfx90a][COMGR]": comgr)."""
+    for tag in title_tags(title):
+        name = tag.lower()
+        if len(name) >= 2 and name not in NOT_COMPONENTS and not ENVIRONMENT_TAG.search(tag):
+            return name
+    return ""
+
+
 def component_weak_label(issue: Issue, maps: dict) -> tuple[str, str]:
-    repo = issue.repository.full_name
-    listed = _mapping(maps, "component", repo)
+    repository = issue.repository
+    listed = repository_label_map(maps, "component", repository)
     for label in issue.labels.all():
         project = PROJECT_LABEL.match(label.name)
         if project:
@@ -154,12 +263,10 @@ def component_weak_label(issue: Issue, maps: dict) -> tuple[str, str]:
     form = issue_form_sections(issue.body).get("rocm component", "")
     if form:
         return form.splitlines()[0].strip().lower()[:100], SOURCE_ISSUE_FORM
-    prefix = TITLE_PREFIX.match(issue.title or "")
-    if prefix:
-        name = prefix.group(1)[1:-1].strip().lower()
-        if name not in NOT_COMPONENTS:
-            return name, SOURCE_TITLE_PREFIX
-    whole = _mapping(maps, "component_repository", repo).get("*")
+    name = _title_component(issue.title)
+    if name:
+        return name, SOURCE_TITLE_PREFIX
+    whole = repository_label_map(maps, "component_repository", repository).get("*")
     if whole:
         return whole, SOURCE_REPOSITORY
     return "", ""
@@ -232,6 +339,7 @@ class TrainingSet:
     labels: list = field(default_factory=list)
     issue_ids: list[int] = field(default_factory=list)
     sources: Counter = field(default_factory=Counter)
+    groups: list[str] = field(default_factory=list)  # each issue's repository (OWNER/NAME)
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -252,7 +360,10 @@ def _issues():
     return (
         Issue.objects.filter(is_pull_request=False, deleted_at__isnull=True)
         .select_related("repository")
-        .prefetch_related(Prefetch("labels", queryset=Label.objects.only("name", "name_key")))
+        .prefetch_related(
+            Prefetch("labels", queryset=Label.objects.only("name", "name_key")),
+            "repository__former_names",
+        )
         .only("id", "title", "body", "repository__full_name")
         .order_by("id")
     )
@@ -323,5 +434,6 @@ def training_set(*, model_name: str) -> TrainingSet:
         result.texts.append(text)
         result.labels.append(label)
         result.issue_ids.append(issue.id)
+        result.groups.append(issue.repository.full_name)
         result.sources[source] += 1
     return result

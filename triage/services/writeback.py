@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Prefetch
+from django.db.models import Prefetch, prefetch_related_objects
 
 from classifiers import registry
 from triage.models import (
@@ -85,10 +85,7 @@ class WritebackReport:
 
 
 def _mapping(maps: dict, name: str, repository: Repository) -> dict[str, str]:
-    per = maps.get(name, {})
-    merged = {k.lower(): v for k, v in per.get("*", {}).items()}
-    merged.update({k.lower(): v for k, v in per.get(repository.full_name, {}).items()})
-    return merged
+    return training_data.repository_label_map(maps, name, repository)
 
 
 def _class_of_label(model_name: str, label: Label, maps: dict, repository: Repository) -> str:
@@ -281,6 +278,7 @@ def labels_writeback(
     source = None if dry_run else (source or GitHubSource())
     budget = limit
     maps = training_data.label_maps()
+    prefetch_related_objects(repositories, "former_names")  # the names its label maps are for
     for repo in repositories:
         candidates = _candidates(repo, _issues(repo, issue_ids), threshold)
         if not candidates:

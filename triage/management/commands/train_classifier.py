@@ -3,8 +3,9 @@
 Without --csv: from the database (weak labels from labels, title prefixes and issue forms;
 triagers' corrections outrank them; for sentiment: the base set of CLASSIFIER_SENTIMENT_CSV with
 triagers' sentiment decisions on posts on top). With --csv: columns title, body, label (issue
-models) or text, label (sentiment); other columns are ignored. A bad file is refused and nothing
-is saved.
+models) or text, label (sentiment), and for kind, trained per repository, a repository (or repo)
+column; other columns are ignored. A bad file is refused and nothing is saved; a NUL byte or
+stray control character in a UTF-8 file is removed and counted ("1 NUL byte removed in row 812").
 The new version becomes active only if it is not worse than the active one, unless --force;
 then the open issues (for sentiment: their comments and recent posts) are classified again, in
 chunks on the classify queue.
@@ -33,12 +34,15 @@ class Command(BaseCommand):
         try:
             if options["csv"]:
                 data = datasets.labelled_csv_read(options["csv"], name=name)
+                if data.cleaned:
+                    self.stdout.write(self.style.WARNING(f"{data.path}: {data.cleaning_note()}"))
                 report = training.model_train(
                     name=name,
                     texts=data.texts,
                     labels=data.labels,
                     source=f"csv {data.path}",
                     force=options["force"],
+                    groups=data.groups,
                 )
             else:
                 report = classification.classifier_train_from_database(
