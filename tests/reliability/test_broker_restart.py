@@ -46,7 +46,10 @@ def test_a_backfill_goes_on_through_a_broker_restart_and_loses_nothing(persisten
     cluster.broker.start()
     outage = time.monotonic() - down
     wait_for(
-        lambda: SyncState.objects.filter(repository=repository, backfill_done=True).count() == 4,
+        lambda: (
+            SyncState.objects.filter(repository=repository, backfill_done=True).count()
+            == len(SyncState.Resource)
+        ),
         timeout=90,
         message="the backfill did not finish after the broker came back",
     )

@@ -53,7 +53,8 @@ def test_syncs_hit_by_5xx_and_rate_limits_free_their_worker_and_resume_from_thei
     newest = str(max(int(p["id"]) for p in new))
     wait_for(
         lambda: (
-            SyncState.objects.filter(repository=repository, backfill_done=True).count() == 4
+            SyncState.objects.filter(repository=repository, backfill_done=True).count()
+            == len(SyncState.Resource)
             and SavedSearch.objects.filter(pk=search.pk, since_id=newest).exists()
         ),
         timeout=120,

@@ -61,7 +61,10 @@ def test_a_sync_killed_mid_backfill_completes_on_another_worker_with_each_record
     killed = time.time()
     gate.release()  # the request of the dead worker is answered to no one
     wait_for(
-        lambda: SyncState.objects.filter(repository=repository, backfill_done=True).count() == 4,
+        lambda: (
+            SyncState.objects.filter(repository=repository, backfill_done=True).count()
+            == len(SyncState.Resource)
+        ),
         timeout=90,
         message="the sync was not finished by the other worker",
     )
