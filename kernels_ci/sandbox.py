@@ -420,9 +420,13 @@ def sandbox_run(
     collect: tuple[str, ...] = (),
     on_timeout=None,
     readable_by_others: bool = False,
+    binds: tuple[str, ...] = (),
 ) -> SandboxResult:
     """Run argv in a fresh private directory holding `files`; `{dir}` in argv and env is that
     directory (as the command sees it).
+
+    `binds`: more paths this run may read (read-only, at the same place), such as the
+    per-version environment it runs on.
 
     `collect` names files (relative, under the directory) to read back, bounded, afterwards.
     `on_timeout` is called before the processes are killed (a container CLI stops its container
@@ -440,6 +444,7 @@ def sandbox_run(
             collect=collect,
             on_timeout=on_timeout,
             python_guard=python_guard,
+            binds=binds,
         )
     return _run_plain(
         argv,
@@ -467,8 +472,10 @@ def _base_env(directory: str) -> dict[str, str]:
 def _command_env(directory: str, env: dict[str, str], python_guard: bool) -> dict[str, str]:
     merged = _base_env(directory)
     merged.update({k: v.replace("{dir}", directory) for k, v in scrub_environment(env).items()})
-    if python_guard:
-        merged["PYTHONPATH"] = f"{directory}/.guard"
+    if python_guard:  # the guard first, then what the caller puts on the path
+        merged["PYTHONPATH"] = ":".join(
+            p for p in (f"{directory}/.guard", merged.get("PYTHONPATH", "")) if p
+        )
     return merged
 
 
@@ -519,14 +526,16 @@ def _finish(
     )
 
 
-def _run_confined(argv, *, files, limits, env, collect, on_timeout, python_guard) -> SandboxResult:
+def _run_confined(
+    argv, *, files, limits, env, collect, on_timeout, python_guard, binds=()
+) -> SandboxResult:
     mode = _mode()
     unshare = _unshare_argv(mode)
     host = Path(tempfile.mkdtemp(prefix="repro-"))
     inner = f"/tmp/{host.name}"  # noqa: S108 - a tmpfs of its own inside the mount namespace
     uid = settings.KERNELS_CI_SANDBOX_UID if mode == "root" else None
     try:
-        plan = root_plan(private_dir=inner)
+        plan = root_plan(private_dir=inner, binds=binds)
     except ExposesServiceData as exc:
         shutil.rmtree(host, ignore_errors=True)
         raise SandboxUnavailable(f"the sandbox's root is refused: {exc}") from None

@@ -13,8 +13,8 @@ here (the pattern of bubblewrap's `--tmpfs / --ro-bind`): read-only binds of
 - /dev: a tmpfs holding only null, zero, full, random and urandom, the /proc/self/fd links and
   a private /dev/shm; no tty, no pts;
 - /proc of the run's own PID namespace;
-- settings.KERNELS_CI_SANDBOX_BIND: further read-only paths a runner needs (a per-version
-  environment outside the worker's own, /opt/rocm, ...).
+- settings.KERNELS_CI_SANDBOX_BIND: further read-only paths a runner needs (/opt/rocm, ...),
+  and the run's own (the per-version environment it runs on, kernels_ci.environments).
 
 A bind that would expose the service's data (the project directory, VAR_DIR, the model artifacts,
 an SQLite database, the worker's home) is refused: the run does not start.
@@ -48,12 +48,12 @@ class ExposesServiceData(ValueError):
     """A path the sandbox was asked to bind holds the service's own data."""
 
 
-def root_plan(*, private_dir: str) -> list[list[str]]:
+def root_plan(*, private_dir: str, binds: tuple[str, ...] = ()) -> list[list[str]]:
     """The operations that build a run's root, in order: ["dir", path], ["tmpfs", path,
     options], ["bind", source, target] (read-only), ["link", path, target], ["file", path,
-    content]."""
+    content]. `binds`: this run's own further read-only paths (its per-version environment)."""
     plan = [["dir", os.path.dirname(private_dir)]]
-    plan += _expose([*SYSTEM, *settings.KERNELS_CI_SANDBOX_BIND])
+    plan += _expose([*SYSTEM, *settings.KERNELS_CI_SANDBOX_BIND, *binds])
     plan += [["file", "/etc/passwd", PASSWD], ["file", "/etc/group", GROUP]]
     plan += python_runtime()
     plan += _dev() + [["bind", "/proc", "/proc"]]
