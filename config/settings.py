@@ -7,6 +7,7 @@ Two deployments share this one code path:
 """
 
 import os
+import shutil
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -29,6 +30,10 @@ def env_bool(name: str, default: bool = False) -> bool:
 
 def env_list(name: str, default: str = "") -> list[str]:
     return [part.strip() for part in os.environ.get(name, default).split(",") if part.strip()]
+
+
+def _first_on_path(names: list[str]) -> str:
+    return next((found for name in names if (found := shutil.which(name))), "")
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -379,6 +384,25 @@ KERNELS_CI_DISK_BYTES = int(os.environ.get("KERNELS_CI_DISK_BYTES", str(1024**3)
 KERNELS_CI_GITHUB_COMMENT = env_list("KERNELS_CI_GITHUB_COMMENT")
 # load_demo runs the demo reproducers (about 30 s on 2 cores) when the kernels extra is installed.
 KERNELS_CI_DEMO_RUN = env_bool("KERNELS_CI_DEMO_RUN", True)
+# Where a failure that only AMD targets show is routed: the component of Triton's AMD backend.
+KERNELS_CI_AMD_BACKEND_COMPONENT = os.environ.get(
+    "KERNELS_CI_AMD_BACKEND_COMPONENT", "triton: AMD backend"
+)
+# Per-version environments (kernels_ci/environments.py): where a runner keeps them (not under the
+# project, VAR_DIR or the worker's home: a run reads them), their total size, the size assumed
+# for a first one, and how long one may take to install.
+KERNELS_CI_ENV_DIR = os.environ.get(
+    "KERNELS_CI_ENV_DIR",
+    f"/var/tmp/kernels-ci-envs-{os.getuid()}",  # noqa: S108 - the worker's own, checked on use
+)
+KERNELS_CI_ENV_CACHE_BYTES = int(os.environ.get("KERNELS_CI_ENV_CACHE_BYTES", str(10 * 1024**3)))
+KERNELS_CI_ENV_SIZE_GUESS = 600 * 1024**2  # a Triton release installed: 550-600 MB
+KERNELS_CI_ENV_BUILD_TIMEOUT_S = int(os.environ.get("KERNELS_CI_ENV_BUILD_TIMEOUT_S", "900"))
+# ROCm's linker for Triton releases before 3.5 compiling for AMD targets (they call
+# /opt/rocm/llvm/bin/ld.lld); unset: ld.lld or ld.lld-NN found on PATH (Debian's lld-16 package).
+KERNELS_CI_HIP_LLD_PATH = os.environ.get("KERNELS_CI_HIP_LLD_PATH") or _first_on_path(
+    ["ld.lld", *(f"ld.lld-{n}" for n in range(20, 13, -1))]
+)
 
 # --- Roles: one Django group each, kept in step by `migrate` and `manage.py setup_roles` ---------
 # Entries: "app.codename", "app.view_*", "*" (everything) or "@role" (that role's permissions).

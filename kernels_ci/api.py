@@ -3,14 +3,14 @@
 from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kernels_ci import selectors
 from kernels_ci.backends import REGISTRY
-from kernels_ci.models import ReproCase, ReproRun, Runner
+from kernels_ci.models import Bisection, ReproCase, ReproRun, Runner
 from kernels_ci.services.cases import NoReproducer, case_approve
 from kernels_ci.services.runs import RunRequestError, runs_queue
 from triage.permissions import APPROVE_REPRO, HasPermission
@@ -27,6 +27,28 @@ class RunListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=ReproRun.Status.values, required=False)
     backend = serializers.ChoiceField(choices=list(REGISTRY), required=False)
     arch = serializers.CharField(required=False, max_length=16)
+
+
+class BisectionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Bisection
+        fields = [
+            "id",
+            "arch",
+            "backend",
+            "package",
+            "direction",
+            "status",
+            "result",
+            "first_version",
+            "releases",
+            "verdicts",
+            "steps",
+            "max_steps",
+            "created_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
 
 
 class ReproRunSerializer(serializers.ModelSerializer):
@@ -50,6 +72,9 @@ class ReproRunSerializer(serializers.ModelSerializer):
             "symptom_detail",
             "symptom_runs",
             "runs_requested",
+            "versions",
+            "ran_versions",
+            "bisection",
             "signature",
             "signature_hash",
             "executions",
@@ -95,6 +120,72 @@ class ReproRunListView(generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
 
+class ScopeSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    amd_specific = serializers.BooleanField(allow_null=True)
+    route = serializers.CharField()
+
+
+class ReproCaseSerializer(serializers.ModelSerializer):
+    issue = serializers.CharField(source="issue.reference", read_only=True)
+    reporter_versions = serializers.SerializerMethodField()
+    scope = serializers.SerializerMethodField()
+    bisections = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ReproCase
+        fields = [
+            "id",
+            "issue",
+            "language",
+            "uses_triton",
+            "backend",
+            "archs",
+            "sha256",
+            "approved_sha256",
+            "imports_added",
+            "choice_reason",
+            "extraction_problem",
+            "symptom",
+            "symptom_detail",
+            "symptom_message",
+            "expected_error",
+            "environment",
+            "pinned_versions",
+            "reporter_versions",
+            "scope",
+            "bisections",
+        ]
+        read_only_fields = fields
+
+    def get_reporter_versions(self, case: ReproCase) -> dict[str, str]:
+        from kernels_ci.services.runs import reporter_versions
+
+        return reporter_versions(case)
+
+    @extend_schema_field(ScopeSerializer(allow_null=True))
+    def get_scope(self, case: ReproCase):
+        scope = selectors.case_scope(case)
+        return ScopeSerializer(scope).data if scope else None
+
+    @extend_schema_field(BisectionSerializer(many=True))
+    def get_bisections(self, case: ReproCase):
+        return BisectionSerializer(selectors.bisections_for_case(case), many=True).data
+
+
+class ReproCaseDetailView(generics.RetrieveAPIView):
+    """GET /api/repro-cases/ID/: the case, what its report expects, whose failure it is, and
+    its bisections."""
+
+    serializer_class = ReproCaseSerializer
+    queryset = ReproCase.objects.select_related("issue__repository")
+    lookup_url_kwarg = "case_id"
+
+    @extend_schema(summary="A repro case: its expectation, scope and bisections")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
 class RunnerSerializer(serializers.ModelSerializer):
     class Meta:
         model = Runner
@@ -104,6 +195,7 @@ class RunnerSerializer(serializers.ModelSerializer):
             "rocm_version",
             "backends",
             "queues",
+            "versions",
             "registered_at",
             "last_heartbeat_at",
             "healthy",

@@ -1,7 +1,12 @@
 """Pure extraction of a repro case from an issue's title and body: no database, no execution.
 
 - the reproducer: one fenced code block (``` or ~~~, also inside <details>), Python using Triton
-  or torch, or HIP C++ (`__global__`, `hipLaunchKernelGGL`); among several, the best scored;
+  or torch, or HIP C++ (`__global__`, `hipLaunchKernelGGL`); among several, the best scored. A
+  complete Triton kernel with its launch but no import lines gets the standard imports (torch,
+  triton, triton.language as tl) added: they are part of the script a maintainer approves and
+  of its hash. A kernel that is never launched is a partial snippet: no script, and the case
+  says it needs a complete reproducer and why;
+- the error the report quotes (kernels_ci.expectations), read from the prose and output blocks;
 - the reported symptom, in triage's symptom labels (classifiers.symptom): a wrong result, a hang
   or a crash (with its message; a compile error is a crash whose detail says so), else "other";
 - the environment: classifiers.extraction's facts (the one reader of GPUs, gfx targets, ROCm,
@@ -19,6 +24,8 @@ from classifiers.extraction import MAX_BODY_CHARS
 from classifiers.extraction import environment_extract as classifier_environment
 from classifiers.markdown_blocks import MAX_BLOCKS, CodeBlock, code_blocks, text_without
 from config import linear_re
+from kernels_ci.backends import suggested_backend
+from kernels_ci.expectations import expected_error
 
 # Budgets: past them extraction stops and the case says "too large to extract" (fail soft).
 # Every pattern here is linear in the text (RE2, config/linear_re.py), so on GitHub's largest
@@ -41,6 +48,8 @@ IMPORT_TRITON_OR_TORCH_RE = linear_re.compile(r"^\s*(import|from)\s+(triton|torc
 USES_TRITON_RE = linear_re.compile(r"^\s*(import|from)\s+[\w., ]*\btriton\b", linear_re.M)
 USES_TORCH_RE = linear_re.compile(r"^\s*(import|from)\s+[\w., ]*\btorch\b", linear_re.M)
 LAUNCH_RE = linear_re.compile(r"\w+\[[^\]]+\]\s*\(")
+JIT_RE = linear_re.compile(r"^\s*@triton\.jit\b", linear_re.M)
+STANDARD_IMPORTS = "import torch\nimport triton\nimport triton.language as tl\n\n"
 CHECK_RE = linear_re.compile(r"assert|allclose|assert_close|print\(")
 
 MAX_ARCHS = 20
@@ -135,30 +144,32 @@ class Extraction:
     environment: dict = field(default_factory=dict)
     missing_facts: list[str] = field(default_factory=list)
     problem: str = ""  # "too large to extract: ..." when a budget stopped it
+    expected_error: dict = field(default_factory=dict)  # kernels_ci.expectations, as a dict
+    imports_added: bool = False
+    incomplete: str = ""  # why a kernel found is no reproducer yet (a partial snippet)
 
     @property
     def archs(self) -> list[str]:
         return list(self.environment.get("gpu_archs", []))
 
     def suggested_backend(self) -> str:
-        if self.language == "python" and self.uses_triton:
-            if self.symptom_detail == COMPILE_ERROR:
-                return "triton-amd-compile"
-            return "triton-interpreter"
-        if self.language:
-            return "rocm-container"
-        return ""
+        if not self.language:
+            return ""
+        return suggested_backend(self.language, self.uses_triton, self.symptom_detail)
 
 
 def _kind(block: CodeBlock) -> str:
     body, lang = block.body, block.lang
     if any(marker in body for marker in HIP_MARKERS) and lang not in PYTHON_INFOS:
         return "hip"
+    if body.lstrip().startswith(OUTPUT_MARKERS):
+        return "output" if IMPORT_TRITON_OR_TORCH_RE.search(body) else "other"
     looks_python = lang in PYTHON_INFOS or IMPORT_RE.search(body)
     if looks_python and IMPORT_TRITON_OR_TORCH_RE.search(body):
-        if body.lstrip().startswith(OUTPUT_MARKERS):
-            return "output"
         return "python"
+    if JIT_RE.search(body) and lang in PYTHON_INFOS | {""} and not IMPORT_RE.search(body):
+        # a kernel without a single import line: complete once launched, else a snippet
+        return "kernel_without_imports" if LAUNCH_RE.search(body) else "snippet"
     return "other"
 
 
@@ -251,19 +262,35 @@ def symptom_extract(text: str) -> tuple[str, str, str]:
 
 
 def _choose(blocks: list[CodeBlock], result: Extraction) -> CodeBlock | None:
-    candidates = []
+    candidates, snippets = [], []
     for block in blocks:
         kind = _kind(block)
-        if kind in ("python", "hip"):
-            score, reason = _score(block, kind)
+        if kind in ("python", "hip", "kernel_without_imports"):
+            score, reason = _score(block, "hip" if kind == "hip" else "python")
+            if kind == "kernel_without_imports":
+                score -= 1  # a block that imports what it uses is the better reproducer
             candidates.append((score, -block.index, block, kind, reason))
+        elif kind == "snippet":
+            snippets.append(block)
     if not candidates:
+        if snippets:
+            result.incomplete = (
+                f"needs a complete reproducer: block {snippets[0].index + 1} of {len(blocks)} "
+                "has a @triton.jit kernel but never launches it (a reproducer has the kernel, "
+                "its inputs and a launch such as kernel[grid](...))"
+            )
         return None
     score, _, chosen, kind, reason = max(candidates, key=lambda c: (c[0], c[1]))
-    result.script = chosen.body.rstrip() + "\n"
+    script = chosen.body.rstrip() + "\n"
+    if kind == "kernel_without_imports":
+        script = STANDARD_IMPORTS + script
+        result.imports_added = True
+        reason += "; the block has no imports: the standard ones (torch, triton, tl) were added"
+        kind = "python"
+    result.script = script
     result.language = kind
-    result.uses_triton = bool(USES_TRITON_RE.search(chosen.body))
-    result.uses_torch = bool(USES_TORCH_RE.search(chosen.body))
+    result.uses_triton = bool(USES_TRITON_RE.search(script))
+    result.uses_torch = bool(USES_TORCH_RE.search(script))
     result.chosen_index = chosen.index
     others = len(candidates) - 1
     result.choice_reason = f"block {chosen.index + 1} of {len(blocks)}: {reason or kind}" + (
@@ -274,12 +301,13 @@ def _choose(blocks: list[CodeBlock], result: Extraction) -> CodeBlock | None:
     return chosen
 
 
-def _prose(body: str, blocks: list[CodeBlock], script: str) -> str:
+def _prose(body: str, blocks: list[CodeBlock], chosen: CodeBlock | None) -> str:
     """The body without the chosen script's blocks: the symptom is in the prose and the output
     blocks, not in the code that is to run."""
-    if not script:
+    if chosen is None:
         return body
-    return text_without(body, [b for b in blocks if b.body.rstrip() + "\n" == script])
+    script = chosen.body.rstrip()
+    return text_without(body, [b for b in blocks if b.body.rstrip() == script])
 
 
 def extract(*, title: str, body: str, time_budget_s: float = TIME_BUDGET_S) -> Extraction:
@@ -294,12 +322,14 @@ def extract(*, title: str, body: str, time_budget_s: float = TIME_BUDGET_S) -> E
         blocks = code_blocks(body)
         budget.check("the code blocks")
         result = Extraction(block_count=len(blocks))
-        _choose(blocks, result)
+        chosen = _choose(blocks, result)
         budget.check("the choice of the reproducer")
-        prose = _prose(body, blocks, result.script)
+        prose = _prose(body, blocks, chosen)
         result.symptom, result.symptom_detail, result.symptom_message = symptom_extract(
             f"{title}\n{prose}"
         )
+        expected = expected_error(prose)
+        result.expected_error = expected.as_dict() if expected else {}
         budget.check("the symptom")
         result.environment, result.missing_facts = environment_extract(
             title, body, language=result.language, uses_triton=result.uses_triton

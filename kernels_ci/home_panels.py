@@ -14,6 +14,9 @@ from triage.panels import Panel
 OUTCOME_COLOURS = {
     ReproRun.Outcome.REPRODUCED: "#b42318",
     ReproRun.Outcome.FLAKY: "#d4a72c",
+    ReproRun.Outcome.FAILED_DIFFERENTLY: "#c2410c",
+    ReproRun.Outcome.FAILED: "#9a3412",
+    ReproRun.Outcome.ENVIRONMENT_MISMATCH: "#0e7490",
     ReproRun.Outcome.NOT_REPRODUCED: "#1a7f37",
     ReproRun.Outcome.INVALID: "#6b7280",
     ReproRun.Outcome.INFRA_ERROR: "#8250df",

@@ -61,6 +61,22 @@ class ReproCase(models.Model):
         help_text="what kind of crash: a compile error (the compiler backends reproduce it)",
     )
     symptom_message = models.TextField(blank=True, default="")
+    expected_error = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="the error the report quotes, normalized (kernels_ci.expectations): a run "
+        "reproduces the report only with this failure",
+    )
+    imports_added = models.BooleanField(
+        default=False,
+        help_text="the issue's block had a kernel and its launch but no imports: the standard "
+        "ones were added to the script (approved and hashed with it)",
+    )
+    pinned_versions = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="versions a maintainer asked for (/repro triton=3.1.0), over the reporter's",
+    )
     environment = models.JSONField(default=dict, blank=True)
     missing_facts = models.JSONField(default=list, blank=True)
     backend = models.CharField(max_length=32, blank=True, default="")
@@ -119,6 +135,9 @@ class ReproRun(models.Model):
     class Outcome(models.TextChoices):
         REPRODUCED = "reproduced"
         FLAKY = "flaky"
+        FAILED_DIFFERENTLY = "failed_differently", "failed differently"
+        FAILED = "failed", "failed, nothing to compare"
+        ENVIRONMENT_MISMATCH = "environment_mismatch", "environment mismatch"
         NOT_REPRODUCED = "not_reproduced", "not reproduced"
         INVALID = "invalid", "invalid reproducer"
         INFRA_ERROR = "infra_error", "infra error"
@@ -127,6 +146,7 @@ class ReproRun(models.Model):
         REPRO = "repro"
         VERIFY = "verify", "fix verification"
         NIGHTLY = "nightly"
+        BISECT = "bisect", "bisection"
 
     case = models.ForeignKey(ReproCase, on_delete=models.CASCADE, related_name="runs")
     arch = models.CharField(max_length=16, help_text="gfx arch, or cpu")
@@ -137,7 +157,18 @@ class ReproRun(models.Model):
     script_sha256 = models.CharField(max_length=64)
     runs_requested = models.PositiveSmallIntegerField(default=5)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True, default="")
+    outcome = models.CharField(max_length=32, choices=Outcome.choices, blank=True, default="")
+    versions = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="versions asked for ({'triton': '3.2.0'}); empty: the runner's own (current)",
+    )
+    ran_versions = models.JSONField(
+        default=dict, blank=True, help_text="the versions the attempt ran on"
+    )
+    bisection = models.ForeignKey(
+        "Bisection", null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
     symptom_runs = models.PositiveSmallIntegerField(default=0)
     signature = models.CharField(max_length=500, blank=True, default="")
     signature_hash = models.CharField(max_length=16, blank=True, default="", db_index=True)
@@ -177,10 +208,66 @@ class ReproRun(models.Model):
         return self.status == self.Status.DONE
 
     @property
+    def on_current_versions(self) -> bool:
+        """Run on the runner's own versions (the current release), not pinned to others."""
+        return not self.versions
+
+    @property
+    def versions_shown(self) -> str:
+        return ", ".join(f"{k} {v}" for k, v in sorted((self.ran_versions or {}).items()))
+
+    @property
     def queue_wait_s(self) -> float | None:
         if self.claimed_at is None:
             return None
         return (self.claimed_at - self.created_at).total_seconds()
+
+
+class Bisection(models.Model):
+    """Which release changed a reproducer's verdict, over the releases of one package between two
+    attempts that disagree (the reporter's versions and the current ones): each step an
+    ordinary attempt (kernels_ci.bisection decides the next; services.bisection queues it)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+        UNDECIDED = "undecided", "could not decide"
+
+    class Direction(models.TextChoices):
+        FIXED = "fixed"  # the older release reproduces, the newer passes
+        REGRESSED = "regressed"  # the older passes, the newer reproduces
+
+    case = models.ForeignKey(ReproCase, on_delete=models.CASCADE, related_name="bisections")
+    arch = models.CharField(max_length=16)
+    backend = models.CharField(max_length=32)
+    package = models.CharField(max_length=32, default="triton")
+    script_sha256 = models.CharField(max_length=64)
+    direction = models.CharField(max_length=16, choices=Direction.choices)
+    releases = models.JSONField(
+        default=list, help_text="the releases from the older end to the newer, both included"
+    )
+    verdicts = models.JSONField(
+        default=dict, help_text="release: bad (reproduced) | good (kernel ran, passed) | skip"
+    )
+    max_steps = models.PositiveSmallIntegerField(default=0)
+    steps = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    result = models.TextField(blank=True, default="")
+    first_version = models.CharField(max_length=32, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["case", "arch", "backend", "package", "script_sha256"],
+                name="bisection_once_per_script",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"bisection {self.pk} of case {self.case_id} ({self.backend} {self.arch})"
 
 
 class Runner(models.Model):
@@ -189,6 +276,9 @@ class Runner(models.Model):
     rocm_version = models.CharField(max_length=32, blank=True, default="")
     backends = models.JSONField(default=list, blank=True)
     queues = models.JSONField(default=list, blank=True)
+    versions = models.JSONField(
+        default=dict, blank=True, help_text="its own versions of the stack: the current ones"
+    )
     registered_at = models.DateTimeField(default=timezone.now)
     last_heartbeat_at = models.DateTimeField(null=True, blank=True)
     healthy = models.BooleanField(default=True)

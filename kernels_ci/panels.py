@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from kernels_ci import selectors
+from kernels_ci.expectations import ExpectedError
+from kernels_ci.services.runs import reporter_versions
 from triage.panels import Panel
 from triage.permissions import APPROVE_REPRO
 
@@ -29,6 +31,10 @@ def repro_panel(*, issue, request) -> Panel | None:
             "can_approve": can_approve,
             "verification": selectors.verification_for_issue(issue.id),
             "related": related,
+            "expected": ExpectedError.from_dict(case.expected_error),
+            "reporter_versions": reporter_versions(case),
+            "scope": selectors.case_scope(case),
+            "bisections": selectors.bisections_for_case(case),
         },
     )
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from config import linear_re
-from kernels_ci.models import ReproCase, ReproRun, Runner
+from kernels_ci.backends import describe
+from kernels_ci.bisection import BAD, SKIP, verdict_of
+from kernels_ci.models import Bisection, ReproCase, ReproRun, Runner
 from kernels_ci.services.verification import ArchVerification, verification_of_runs
 
 ISSUE_REF_RE = linear_re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(?P<number>\d{1,9})$")
@@ -46,6 +50,31 @@ def run_list(
 
 def runs_for_case(case: ReproCase) -> list[ReproRun]:
     return list(case.runs.order_by("arch", "backend", "-attempt"))
+
+
+def bisections_for_case(case: ReproCase) -> list[Bisection]:
+    """The case's bisections of its approved script, newest first."""
+    if not case.approved_sha256:
+        return []
+    return list(case.bisections.filter(script_sha256=case.approved_sha256))
+
+
+def bisection_results(*, issue_ids, as_of: datetime | None = None) -> dict[int, list[str]]:
+    """For releases and the API: issue id -> each finished bisection's result of its case's
+    approved script ("fixed in triton 3.3.0: reproduced on 3.2.0, passes on 3.3.0"), those
+    finished by `as_of` (all when None)."""
+    found: dict[int, list[str]] = {}
+    rows = Bisection.objects.filter(
+        case__issue_id__in=list(issue_ids), status__in=["done", "undecided"]
+    ).select_related("case")
+    if as_of is not None:
+        rows = rows.filter(finished_at__lte=as_of)
+    for bisection in rows.order_by("case_id", "arch", "backend"):
+        if bisection.script_sha256 == bisection.case.approved_sha256:
+            found.setdefault(bisection.case.issue_id, []).append(
+                f"{bisection.result} ({bisection.backend}, {bisection.arch})"
+            )
+    return found
 
 
 def runners_list() -> QuerySet[Runner]:
@@ -130,3 +159,72 @@ def cases_of_issues(issue_ids: list[int]) -> dict[int, ReproCase]:
     for case in cases.values():
         case.latest_run = latest.get(case.pk)
     return cases
+
+
+@dataclass
+class Scope:
+    """Whose failure it is, from the latest attempt per backend and target on the current
+    versions: "fails on gfx942 and gfx950 only; compiles for sm_90; passes in the
+    interpreter". `amd_specific` is None until a failure on an AMD target and at least one
+    other vendor's or the interpreter's verdict are known."""
+
+    text: str
+    amd_specific: bool | None
+    route: str = ""
+
+
+def _joined(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def case_scope(case: ReproCase) -> Scope | None:
+    """None without a failure on the case's approved script."""
+    if not case.approved_sha256:
+        return None
+    latest: dict[tuple[str, str], ReproRun] = {}
+    runs = case.runs.filter(
+        status=ReproRun.Status.DONE,
+        script_sha256=case.approved_sha256,
+        bisection__isnull=True,
+        versions={},
+    ).order_by("finished_at", "id")
+    for run in runs:
+        latest[(run.backend, run.arch)] = run
+    failing, passing = {}, {}
+    for (backend, arch), run in sorted(latest.items()):
+        verdict = verdict_of(run.outcome)
+        if verdict != SKIP:
+            vendor = describe(backend).vendor
+            (failing if verdict == BAD else passing).setdefault(vendor, []).append((backend, arch))
+    if not failing:
+        return None
+    others_fail = [v for v in failing if v != "amd"]
+    others_pass = [v for v in passing if v != "amd"]
+    amd_specific = None
+    if "amd" in failing and (others_fail or others_pass):
+        amd_specific = not others_fail
+    parts = []
+    for vendor, entries in sorted(failing.items(), key=lambda kv: kv[0] != "amd"):
+        where = _where(entries)
+        parts.append(
+            f"fails {where}" + (" only" if amd_specific and vendor == "amd" else "")
+            if vendor == "amd" or "amd" not in failing
+            else f"fails {where} too"
+        )
+    for _vendor, entries in sorted(passing.items()):
+        parts.extend(_passes(backend, arch) for backend, arch in entries)
+    route = settings.KERNELS_CI_AMD_BACKEND_COMPONENT if amd_specific else ""
+    return Scope(text="; ".join(parts), amd_specific=amd_specific, route=route)
+
+
+def _where(entries: list[tuple[str, str]]) -> str:
+    interpreted = [arch for backend, arch in entries if arch == "cpu"]
+    targets = [arch for backend, arch in entries if arch != "cpu"]
+    words = [f"on {_joined(targets)}"] if targets else []
+    return " and ".join(words + (["in the interpreter"] if interpreted else []))
+
+
+def _passes(backend: str, arch: str) -> str:
+    if arch == "cpu":
+        return "passes in the interpreter"
+    return f"compiles for {arch}" if not describe(backend).executes else f"passes on {arch}"

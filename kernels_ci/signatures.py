@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from config import linear_re
 from kernels_ci.sandbox import SandboxResult
@@ -55,22 +55,71 @@ HIP_ERROR_RE = linear_re.compile(
     r"^(?:(?P<file>[^\s:]+):\d+:\d+: )?(?:fatal )?error: (?P<msg>.+)$|^\d+ errors? generated\.?$",
     linear_re.M,
 )
+# A failure of the versions, not of the kernel: an API of the stack that this release lacks or
+# changed, a removed module, a version check (kind "environment": environment_mismatch)
+STACK_PACKAGES = ("triton", "torch")
+ENVIRONMENT_PATTERNS = [
+    ("removed", r"No module named '(?:triton|torch)[\w.]*'"),
+    ("removed", r"cannot import name '[\w.]+' from '(?:triton|torch)[\w.]*'"),
+    ("missing API", r"module '(?:triton|torch)[\w.]*' has no attribute '[\w.]+'"),
+    ("removed", r"[Bb]lock pointers have been removed"),
+    (
+        "version check",
+        r"\b(?:requires?|needs?)\b[^\n]{0,30}\b(?:triton|torch)\b[^\n]{0,20}\d+\.\d+",
+    ),
+    (
+        "version check",
+        r"\b(?:triton|torch)\b[^\n]{0,20}\bversion\b[^\n]{0,40}"
+        r"(?:>=|<=|<|>|not supported|too old|too new)",
+    ),
+]
+ENVIRONMENT_RES = [(why, linear_re.compile(pattern)) for why, pattern in ENVIRONMENT_PATTERNS]
+# raised inside the stack's own code, these mean its API is not what the script was written for
+API_CHANGE_TYPES = {"NotImplementedError"}
+API_CHANGE_WORDS = ("unexpected keyword argument", "required positional argument")
+# raised inside the stack's own code: a release older than the runner's numpy (NumPy 2 turned
+# these into errors; Triton's interpreter before 3.7 hits the first on a runtime loop bound)
+NUMPY_WORDS = (
+    "only 0-dimensional arrays can be converted to Python scalars",
+    "only integer scalar arrays can be converted to a scalar index",
+)
+# Triton's interpreter wraps what a kernel raised: InterpreterError: NotImplementedError('...')
+WRAPPED_RE = linear_re.compile(
+    r"^(?P<type>[A-Za-z_]\w*(?:Error|Exception))\((?P<q>['\"])(?P<msg>.*)['\"]\)$"
+)
+ERROR_LINE_RE = linear_re.compile(
+    r"(?i)\berror\b|\bexception\b|assert|\bfailed\b|\bmismatch|not close|"
+    r"\bcannot\b|\bunsupported\b|\bnot supported\b|\binvalid\b|\bnan\b"
+)
+MAX_ERROR_LINES = 12
 SANDBOX_LIMITS = {"processes", "file size", "disk"}  # a reproducer that needs more cannot run here
 WRONG_RESULT_WORDS = ("not close", "Mismatched elements", "mismatch", "wrong result")
 
 
 @dataclass
 class Observation:
-    kind: str  # pass | wrong_result | crash | hang | compile_error | invalid | infra
+    # pass | wrong_result | crash | hang | compile_error | environment | invalid | infra
+    kind: str
     signature: str = ""
     exit_code: int | None = None
     duration_s: float = 0.0
     message: str = ""
+    # kernels the script launched (interpreted or compiled), counted by the launcher; None where
+    # the backend cannot count them (a container) or the process ended before it could write
+    launches: int | None = None
+    # the output's error lines, normalized: what a reported error message is compared with
+    error_lines: list[str] = field(default_factory=list)
+    environment: str = ""  # kind "environment": what about the versions made it fail
 
     def as_dict(self) -> dict:
         data = asdict(self)
         data["duration_s"] = round(self.duration_s, 3)
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Observation:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
 
 
 def signature_hash(signature: str) -> str:
@@ -143,6 +192,47 @@ def compile_error_signature(output: str) -> str:
     return ""
 
 
+def unwrap(exc_type: str, message: str) -> tuple[str, str]:
+    """An exception the interpreter wrapped (`InterpreterError: NotImplementedError('x')`) as
+    what the kernel raised: ("NotImplementedError", "x")."""
+    if exc_type.rsplit(".", 1)[-1] == "InterpreterError":
+        found = WRAPPED_RE.match(message.strip())
+        if found:
+            return found.group("type"), found.group("msg")
+    return exc_type, message
+
+
+def environment_reason(exc_type: str, message: str, frames: list[tuple[str, str]]) -> str:
+    """Why an exception is the versions' doing, not the kernel's ("" when it is not): the
+    stack lacks a module or an API the script uses (triton.language has no attribute ...), a
+    version check refused, or the stack's own code says it does not implement it any more."""
+    short = exc_type.rsplit(".", 1)[-1]
+    text = f"{short}: {message}"
+    for why, pattern in ENVIRONMENT_RES:
+        found = pattern.search(text)
+        if found:
+            return f"{why}: {found.group(0)}"[:300]
+    innermost = frames[-1][0] if frames else ""
+    in_stack = any(f"/{package}/" in innermost for package in STACK_PACKAGES)
+    if in_stack and (short in API_CHANGE_TYPES or any(w in message for w in API_CHANGE_WORDS)):
+        return f"API: {short}: {normalize_message(message)}"[:300]
+    if in_stack and any(word in message for word in NUMPY_WORDS):
+        return f"numpy: this release predates the runner's numpy ({normalize_message(message)})"
+    return ""
+
+
+def error_lines(output: str) -> list[str]:
+    """The output's last lines that say what went wrong, normalized (paths, numbers and
+    addresses masked), for comparing with an error a report quotes."""
+    found = []
+    for line in reversed(output[-64 * 1024 :].splitlines()):
+        if len(found) >= MAX_ERROR_LINES:
+            break
+        if line.strip() and ERROR_LINE_RE.search(line) and not line.lstrip().startswith("File "):
+            found.append(normalize_message(line))
+    return found[::-1]
+
+
 def _kind_of_exception(exc_type: str, message: str, output: str) -> str:
     short = exc_type.rsplit(".", 1)[-1]
     if any(word in message for word in NETWORK_WORDS) or short in INVALID_TYPES:
@@ -180,14 +270,18 @@ def observe(result: SandboxResult, *, script: str = "repro.py") -> Observation:
         return Observation(kind, signature=signature, message=result.signal_name, **base)
     if result.returncode == 0:
         return Observation("pass", **base)
+    base["error_lines"] = error_lines(output)
     parsed = _last_traceback(result.stderr) or _last_traceback(output)
     if parsed:
         frames, exc_type, message = parsed
-        kind = _kind_of_exception(exc_type, message, output)
+        exc_type, message = unwrap(exc_type, message)
+        why = environment_reason(exc_type, message, frames)
+        kind = "environment" if why else _kind_of_exception(exc_type, message, output)
         return Observation(
             kind,
             signature=exception_signature(exc_type, message, frames, script),
             message=f"{exc_type}: {message}"[:500],
+            environment=why,
             **base,
         )
     last = next((x for x in reversed(output.splitlines()) if x.strip()), "")

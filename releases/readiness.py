@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from kernels_ci.selectors import verification_of_issues
+from kernels_ci.backends import target_vendor
+from kernels_ci.selectors import bisection_results, verification_of_issues
 from releases import calendar, selectors
 from releases.forecast import forecast_for_train
 from releases.history import SeriesHistory, history_load
@@ -20,8 +21,9 @@ REPORT_VERSION = 2
 
 
 def _verification(items) -> tuple[list[dict], list[str], bool]:
-    """One entry per (architecture, backend); the GPU architectures verified fixed (by one
-    backend at least, and reproducing on none of that architecture's backends); any verified."""
+    """One entry per (architecture, backend); the AMD GPU architectures verified fixed (by one
+    backend at least, and reproducing on none of that architecture's backends; the backends
+    say which targets are AMD's); any verified."""
     entries = [
         {
             "arch": v.arch,
@@ -38,7 +40,9 @@ def _verification(items) -> tuple[list[dict], list[str], bool]:
     verified = sorted(
         arch
         for arch, states in by_arch.items()
-        if arch.startswith("gfx") and "verified_fixed" in states and "reproduces" not in states
+        if target_vendor(arch) == "amd"
+        and "verified_fixed" in states
+        and "reproduces" not in states
     )
     return entries, verified, any(e["state"] == "verified_fixed" for e in entries)
 
@@ -77,6 +81,7 @@ def readiness_build(
     known = having("known_issue")
 
     verification = verification_of_issues(issue_ids=fixed_ids, as_of=moment)
+    bisections = bisection_results(issue_ids=fixed_ids, as_of=moment)
     fixed: dict[str, dict] = {}
     for link in links:
         issue = link.issue
@@ -90,6 +95,7 @@ def readiness_build(
             entry["verification"] = entries
             entry["verified_architectures"] = verified_archs
             entry["verified"] = verified
+            entry["bisections"] = bisections.get(issue.id, [])
             fixed[issue.reference] = entry
         entry["chain"].append(selectors.chain_row(link))
     fixed_rows = [fixed[k] for k in sorted(fixed)]

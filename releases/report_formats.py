@@ -111,6 +111,8 @@ def report_markdown(report: dict) -> str:
                 f"{v['arch']} ({v['backend']}): {v['state']}" for v in row["verification"]
             )
             lines.append(f"  - verification: {states}")
+        for result in row.get("bisections", []):
+            lines.append(f"  - bisection: {result}")
     if not report["fixed"]:
         lines.append("None.")
     lines += ["", "## GPU architectures", ""]

@@ -1,19 +1,27 @@
 """Backends that run a reproducer, one module each; a registry maps names to modules.
 
-Each module has NAME, `applies_to(language, uses_triton) -> bool`, `available() -> str` (empty
-when it can run on this machine, else why not), `archs() -> list[str]` (what it can target), and
-`execute(spec) -> Execution`, one execution of the script inside the sandbox.
+Each module has DESCRIPTION (kernels_ci.backends.base.Description: its targets, their vendor,
+its queue, whether it executes the kernel or only compiles it, the packages it can pin to a
+reporter's version, what it needs), `available() -> str` (empty when it can run on this
+machine, else why not: its health check) and `execute(spec) -> Execution`, one execution of the
+script inside the sandbox. Everything else (runs, runners, the `/repro` parser, readiness) asks
+these descriptions; adding a backend is a module and a line in REGISTRY.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
 
+from kernels_ci.backends.base import Description
+
 REGISTRY = {
     "triton-interpreter": "kernels_ci.backends.triton_interpreter",
     "triton-amd-compile": "kernels_ci.backends.triton_amd_compile",
+    "triton-nvidia-compile": "kernels_ci.backends.triton_nvidia_compile",
     "rocm-container": "kernels_ci.backends.rocm_container",
 }
+# the crash detail a compiler reproduces (a compile error): its backends are preferred for it
+COMPILE_ERROR = "compile_error"
 
 
 class UnknownBackend(ValueError):
@@ -26,6 +34,49 @@ def backend_get(name: str):
     return import_module(REGISTRY[name])
 
 
+def describe(name: str) -> Description:
+    return backend_get(name).DESCRIPTION
+
+
+def descriptions() -> list[Description]:
+    return [describe(name) for name in REGISTRY]
+
+
 def backends_available() -> dict[str, str]:
     """Backend name -> why it is unavailable here ('' when it runs)."""
     return {name: backend_get(name).available() for name in REGISTRY}
+
+
+def known_targets() -> set[str]:
+    """Every target some backend can run or compile for (`/repro gfx942 sm_90 cpu`)."""
+    return {target for d in descriptions() for target in d.target_list()}
+
+
+def target_vendor(target: str) -> str:
+    """Whose hardware a target is ("amd", "nvidia", "cpu"), by the backends that list it; ""
+    for a target no backend knows."""
+    return next((d.vendor for d in descriptions() if target in d.target_list()), "")
+
+
+def suggested_backend(language: str, uses_triton: bool, detail: str = "") -> str:
+    """The backend a new case starts on: for a compile error the first compiler of AMD targets
+    that applies, else the first backend that executes the kernel on this stack; "" if none."""
+    applicable = [d for d in descriptions() if d.applies_to(language, uses_triton)]
+    if detail == COMPILE_ERROR:
+        compilers = [d for d in applicable if not d.executes and d.vendor == "amd"]
+        if compilers:
+            return compilers[0].name
+    runners = [
+        d for d in applicable if d.executes and (uses_triton or not d.suggested_for_triton_only)
+    ]
+    return runners[0].name if runners else ""
+
+
+def comparison_backends(language: str, uses_triton: bool) -> list[Description]:
+    """The backends that tell whether a failure is specific to AMD's backend: every compiler of
+    another vendor's targets, and every backend that executes without a GPU."""
+    return [
+        d
+        for d in descriptions()
+        if d.applies_to(language, uses_triton) and (d.vendor not in ("amd",))
+    ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
@@ -27,12 +27,64 @@ DEVICE_REWRITES = [
 ]
 
 
+@dataclass(frozen=True)
+class Description:
+    """What a backend is, for everything that plans, routes and reports runs: nothing outside a
+    backend's own module branches on its name or on a target's spelling.
+
+    - `targets`: what it can run or compile for ("cpu", "gfx942", "sm_90"); `targets_setting`
+      names a setting holding them instead (GPU runners: settings.REPRO_ARCHITECTURES);
+    - `vendor`: whose hardware those targets are ("cpu", "amd", "nvidia");
+    - `queue`: the Celery queue of a run, `{target}` standing for its target;
+    - `executes`: it runs the kernel (a pass means the kernel ran and did not fail), where a
+      compiler only compiles it (it reproduces compile errors, and its pass says "compiles");
+    - `runs_per_attempt`: executions of an attempt (0: KERNELS_CI_RUNS_PER_ATTEMPT); compiling
+      is deterministic, one is enough;
+    - `pins`: the packages it can run at a version other than the runner's own (a per-version
+      environment: "triton"; container images per ROCm series: "rocm");
+    - `needs`: what the runner must have for it, as people read it (for the runners page);
+    - `suggested_for_triton_only`: a new case starts on it only when its script uses Triton.
+    """
+
+    name: str
+    summary: str
+    languages: tuple[str, ...]
+    vendor: str
+    queue: str
+    executes: bool
+    needs_triton: bool = False
+    targets: tuple[str, ...] = ()
+    targets_setting: str = ""
+    default_targets: tuple[str, ...] = ()
+    runs_per_attempt: int = 0
+    pins: tuple[str, ...] = ()
+    needs: tuple[str, ...] = field(default_factory=tuple)
+    suggested_for_triton_only: bool = False
+
+    def target_list(self) -> list[str]:
+        if self.targets_setting:
+            return list(getattr(settings, self.targets_setting))
+        return list(self.targets)
+
+    def applies_to(self, language: str, uses_triton: bool) -> bool:
+        return language in self.languages and (uses_triton or not self.needs_triton)
+
+    def queue_for(self, target: str) -> str:
+        return self.queue.format(target=target)
+
+    def per_target_queues(self) -> bool:
+        return "{target}" in self.queue
+
+
 @dataclass
 class RunSpec:
     script: str
     language: str
     arch: str
     timeout_s: float
+    # a per-version environment (kernels_ci.environments): its directory goes first on the
+    # reproducer's import path, bound read-only into the sandbox
+    environment: str = ""
 
 
 @dataclass
@@ -77,6 +129,21 @@ def rewrite_devices_to_cpu(script: str) -> tuple[str, int]:
         script, count = pattern.subn(replacement, script)
         total += count
     return script, total
+
+
+def environment_options(spec: RunSpec, env: dict[str, str]) -> tuple[dict[str, str], tuple]:
+    """The sandbox's environment and extra binds for the run's per-version environment: its
+    directory first on the import path (before the runner's own packages), bound read-only."""
+    if not spec.environment:
+        return env, ()
+    return {**env, "PYTHONPATH": spec.environment}, (spec.environment,)
+
+
+def launches_of(result: SandboxResult) -> int | None:
+    """The kernel launches a launcher counted (out/launches), None when it wrote nothing (the
+    script ended the process before the launcher could)."""
+    text = result.files.get("out/launches", "").strip()
+    return int(text) if text.isdigit() else None
 
 
 def launcher(name: str) -> str:

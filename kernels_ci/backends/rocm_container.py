@@ -28,7 +28,7 @@ from pathlib import Path
 from django.conf import settings
 
 from config import linear_re
-from kernels_ci.backends.base import Execution, RunSpec, limits_for, refused
+from kernels_ci.backends.base import Description, Execution, RunSpec, limits_for, refused
 from kernels_ci.sandbox import SandboxResult, SandboxUnavailable, sandbox_run
 from kernels_ci.signatures import Observation, compile_error_signature, observe
 
@@ -52,8 +52,20 @@ class ImageNotPinned(ValueError):
     pass
 
 
-def applies_to(language: str, uses_triton: bool) -> bool:
-    return language in ("python", "hip")
+DESCRIPTION = Description(
+    name=NAME,
+    summary="runs the reproducer in a pinned ROCm container on a GPU of the run's architecture",
+    languages=("python", "hip"),
+    vendor="amd",
+    queue="repro.{target}",
+    executes=True,
+    targets_setting="REPRO_ARCHITECTURES",
+    needs=(
+        "an AMD GPU of the queue's architecture (/dev/kfd, a render node)",
+        "a container CLI (docker or podman)",
+        "KERNELS_CI_ROCM_IMAGE pinned by digest",
+    ),
+)
 
 
 def available() -> str:
@@ -68,10 +80,6 @@ def available() -> str:
         if not Path(device).exists():
             problems.append(f"{device} is missing: no AMD GPU driver on this host")
     return "; ".join(problems)
-
-
-def archs() -> list[str]:
-    return [settings.KERNELS_CI_RUNNER_ARCH]
 
 
 def container_command(

@@ -3,34 +3,42 @@ target (gfx90a, gfx942, gfx950, gfx1151, ...) through Triton's HIP backend, with
 
 Each launch `kernel[grid](...)` in the script becomes a compilation for the target (arguments on
 the CPU give the signature); the generated amdgcn assembly is kept on the run. A compiler error
-(front end, MLIR passes, LLVM, the assembler) is reproduced per architecture.
+(front end, MLIR passes, LLVM, the assembler) is reproduced per architecture. Releases of Triton
+before 3.5 link the code object with ROCm's ld.lld: KERNELS_CI_HIP_LLD_PATH (found on PATH as
+ld.lld or ld.lld-NN when unset; Debian's lld-16 does) stands in for /opt/rocm/llvm/bin/ld.lld.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import sys
 
-from kernels_ci.backends.base import (
-    EXTRA_MISSING,
-    Execution,
-    RunSpec,
-    launcher,
-    limits_for,
-    rewrite_devices_to_cpu,
-    run_confined,
-)
+from django.conf import settings
+
+from kernels_ci.backends.aot import KERNEL_HEADER, NO_KERNEL, compile_execute
+from kernels_ci.backends.base import EXTRA_MISSING, Description, Execution, RunSpec
 from kernels_ci.sandbox import isolation_problem
-from kernels_ci.signatures import Observation, observe
 
 NAME = "triton-amd-compile"
-TARGETS = ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151"]
-KERNEL_HEADER = "; ===== "
-NO_KERNEL = "the script launched no @triton.jit kernel"
-
-
-def applies_to(language: str, uses_triton: bool) -> bool:
-    return language == "python" and uses_triton
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151")
+DESCRIPTION = Description(
+    name=NAME,
+    summary="compiles the reproducer's Triton kernels ahead of time for an AMD target, no GPU",
+    languages=("python",),
+    needs_triton=True,
+    vendor="amd",
+    queue="repro.cpu",
+    executes=False,
+    targets=TARGETS,
+    default_targets=("gfx942",),
+    runs_per_attempt=1,
+    pins=("triton",),
+    needs=(
+        "the kernels extra with Triton's AMD (HIP) backend",
+        "the sandbox (namespaces)",
+        "ld.lld for Triton releases before 3.5 (KERNELS_CI_HIP_LLD_PATH)",
+    ),
+)
+__all__ = ["KERNEL_HEADER", "NO_KERNEL", "DESCRIPTION", "available", "execute"]
 
 
 def available() -> str:
@@ -41,33 +49,8 @@ def available() -> str:
     return isolation_problem()
 
 
-def archs() -> list[str]:
-    return list(TARGETS)
-
-
 def execute(spec: RunSpec) -> Execution:
     if spec.arch not in TARGETS:
         raise ValueError(f"{NAME} targets {', '.join(TARGETS)}, not {spec.arch!r}")
-    script, rewrites = rewrite_devices_to_cpu(spec.script)
-    result = run_confined(
-        [sys.executable, "-s", "launch.py", spec.arch, EXTRA_MISSING],
-        files={"repro.py": script, "launch.py": launcher("compile_amd.py")},
-        limits=limits_for(spec),
-        env={"TRITON_HOME": "{dir}", "TRITON_DEFAULT_FP_FUSION": "1"},
-        python_guard=True,
-        collect=("out/kernels.amdgcn",),
-    )
-    if isinstance(result, Execution):
-        return result
-    observation = observe(result)
-    assembly = result.files.get("out/kernels.amdgcn", "")
-    if observation.kind == "pass" and KERNEL_HEADER not in assembly:
-        observation = Observation(
-            "invalid",
-            signature=NO_KERNEL,
-            exit_code=result.returncode,
-            duration_s=result.duration_s,
-            message=NO_KERNEL,
-        )
-    note = f"{rewrites} GPU device reference(s) rewritten to cpu" if rewrites else ""
-    return Execution(observation=observation, result=result, assembly=assembly, note=note)
+    lld = settings.KERNELS_CI_HIP_LLD_PATH
+    return compile_execute(spec, vendor="hip", env={"TRITON_HIP_LLD_PATH": lld} if lld else {})

@@ -11,9 +11,12 @@ import sys
 
 from kernels_ci.backends.base import (
     EXTRA_MISSING,
+    Description,
     Execution,
     RunSpec,
+    environment_options,
     launcher,
+    launches_of,
     limits_for,
     rewrite_devices_to_cpu,
     run_confined,
@@ -22,10 +25,19 @@ from kernels_ci.sandbox import isolation_problem
 from kernels_ci.signatures import observe
 
 NAME = "triton-interpreter"
-
-
-def applies_to(language: str, uses_triton: bool) -> bool:
-    return language == "python"
+DESCRIPTION = Description(
+    name=NAME,
+    summary="runs the reproducer's kernels in Triton's interpreter on the CPU",
+    languages=("python",),
+    vendor="cpu",
+    queue="repro.cpu",
+    executes=True,
+    targets=("cpu",),
+    default_targets=("cpu",),
+    pins=("triton",),
+    needs=("the kernels extra (triton, numpy, a CPU torch)", "the sandbox (namespaces)"),
+    suggested_for_triton_only=True,
+)
 
 
 def available() -> str:
@@ -35,20 +47,25 @@ def available() -> str:
     return isolation_problem()
 
 
-def archs() -> list[str]:
-    return ["cpu"]
-
-
 def execute(spec: RunSpec) -> Execution:
     script, rewrites = rewrite_devices_to_cpu(spec.script)
+    env, binds = environment_options(
+        spec, {"TRITON_INTERPRET": "1", "TRITON_HOME": "{dir}", "TRITON_DEFAULT_FP_FUSION": "1"}
+    )
     result = run_confined(
         [sys.executable, "-s", "launch.py", EXTRA_MISSING],
         files={"repro.py": script, "launch.py": launcher("interpret.py")},
         limits=limits_for(spec),
-        env={"TRITON_INTERPRET": "1", "TRITON_HOME": "{dir}", "TRITON_DEFAULT_FP_FUSION": "1"},
+        env=env,
         python_guard=True,
+        collect=("out/launches",),
+        binds=binds,
     )
     if isinstance(result, Execution):
         return result
+    observation = observe(result)
+    observation.launches = launches_of(result)
+    if observation.kind == "pass" and observation.launches is None:
+        observation.launches = 0  # the script ended the process before the launcher could count
     note = f"{rewrites} GPU device reference(s) rewritten to cpu" if rewrites else ""
-    return Execution(observation=observe(result), result=result, note=note)
+    return Execution(observation=observation, result=result, note=note)

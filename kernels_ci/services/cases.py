@@ -10,7 +10,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from config import linear_re
-from kernels_ci.backends import REGISTRY, backend_get
+from kernels_ci.backends import REGISTRY, describe, known_targets
+from kernels_ci.environments import PINNABLE, release
 from kernels_ci.extraction import extract
 from kernels_ci.models import ReproCase, script_sha256
 from triage.models import Comment, Issue
@@ -36,7 +37,7 @@ class RefreshReport:
 def _backend_for(case: ReproCase, found) -> str:
     """Keep a backend chosen for the case while it still applies to the script; else suggest."""
     current = case.backend
-    if current in REGISTRY and backend_get(current).applies_to(found.language, found.uses_triton):
+    if current in REGISTRY and describe(current).applies_to(found.language, found.uses_triton):
         return current
     return found.suggested_backend()
 
@@ -55,7 +56,7 @@ def case_refresh(*, issue: Issue) -> ReproCase | None:
     with transaction.atomic():
         case = ReproCase.objects.select_for_update().filter(issue=issue).first()
         if case is None:
-            if not found.script and not found.problem:
+            if not found.script and not found.problem and not found.incomplete:
                 return None
             case, _ = ReproCase.objects.get_or_create(issue=issue)  # a concurrent creator wins
             case = ReproCase.objects.select_for_update().get(pk=case.pk)
@@ -69,11 +70,13 @@ def case_refresh(*, issue: Issue) -> ReproCase | None:
         case.language = found.language
         case.uses_triton = found.uses_triton
         case.block_count = found.block_count
-        case.choice_reason = found.choice_reason[:255]
+        case.choice_reason = (found.choice_reason or found.incomplete)[:255]
         case.extraction_problem = found.problem[:255]
         case.symptom = found.symptom
         case.symptom_detail = found.symptom_detail
         case.symptom_message = found.symptom_message
+        case.expected_error = found.expected_error
+        case.imports_added = found.imports_added
         case.environment = found.environment
         case.missing_facts = found.missing_facts
         case.archs = [arch for arch in found.archs if arch in known]
@@ -108,15 +111,20 @@ def case_approve(
 
 
 def command_arguments(args: str) -> dict:
-    """`/repro [gfx942 ...] [backend=NAME] [runs=N]`."""
-    archs, options = [], {}
-    for word in args.split():
+    """`/repro [TARGET ...] [backend=NAME] [runs=N] [triton=VERSION]`: a target is any one a
+    backend lists (gfx942, sm_90, cpu); a package that runners can pin, at a release number,
+    runs the attempt on that release too."""
+    archs, options, versions = [], {}, {}
+    targets = known_targets() | {"cpu"}
+    for word in args.split()[:20]:
         key, sep, value = word.partition("=")
         if sep and key in ("backend", "runs"):
             options[key] = value
-        elif linear_re.fullmatch(r"gfx\w+|cpu", word):
+        elif sep and key in PINNABLE and release(value):
+            versions[key] = release(value)
+        elif word in targets or linear_re.fullmatch(r"gfx[0-9a-f]{2,5}", word):
             archs.append(word)
-    return {"archs": archs, **options}
+    return {"archs": archs, "versions": versions, **options}
 
 
 def commands_process(*, case: ReproCase, report: RefreshReport) -> None:
@@ -158,6 +166,9 @@ def commands_process(*, case: ReproCase, report: RefreshReport) -> None:
         case_approve(case=case, login=login, via="comment")
         report.approved.append(case.pk)
         args = command_arguments(match.group("args"))
+        if args["versions"] != case.pinned_versions:
+            case.pinned_versions = args["versions"]
+            case.save(update_fields=["pinned_versions"])
         try:
             runs = runs_queue(
                 case=case,

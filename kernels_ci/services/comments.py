@@ -16,7 +16,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from kernels_ci.models import ReproRun
+from kernels_ci.expectations import ExpectedError
+from kernels_ci.models import Bisection, ReproRun
+from kernels_ci.selectors import case_scope
 from kernels_ci.services.verification import verification_of_runs
 from triage.models import RepositoryFormerName
 from triage.sources.github import (
@@ -45,6 +47,7 @@ def _code(text: str) -> str:
 
 def run_comment_body(run: ReproRun) -> str:
     case = run.case
+    on = f" on {_code(run.versions_shown)}" if run.ran_versions else ""
     lines = [
         f"**Kernel reproduction**: attempt {run.attempt} with `{run.backend}` on `{run.arch}`"
         + (
@@ -52,13 +55,22 @@ def run_comment_body(run: ReproRun) -> str:
             if run.purpose != ReproRun.Purpose.REPRO
             else ""
         )
+        + on
         + f": **{run.get_outcome_display().lower()}**",
         "",
-        f"{run.symptom_runs} of {run.runs_requested} executions showed the reported symptom "
+        f"{run.symptom_runs} of {run.runs_requested} executions showed the reported failure "
         f"({case.symptom_shown})" + (f"; {run.duration_s:.0f} s" if run.duration_s else "") + ".",
     ]
     if run.signature:
         lines.append(f"Signature: {_code(run.signature)}")
+    expected = ExpectedError.from_dict(case.expected_error)
+    if expected is not None and run.outcome == ReproRun.Outcome.FAILED_DIFFERENTLY:
+        lines.append(f"The report quotes {_code(expected.signature)}.")
+    if run.bisection_id and run.bisection.status != Bisection.Status.RUNNING:
+        lines.append(f"Bisection over {run.bisection.package} releases: {run.bisection.result}.")
+    scope = case_scope(case)
+    if scope is not None and scope.amd_specific is not None:
+        lines.append(f"Where it fails: {scope.text}.")
     until_now = [  # as of this attempt, however late the comment goes out
         r
         for r in case.runs.all()
@@ -81,6 +93,11 @@ def run_comment_body(run: ReproRun) -> str:
 def _newsworthy(run: ReproRun) -> bool:
     if run.status != ReproRun.Status.DONE or run.outcome == ReproRun.Outcome.INFRA_ERROR:
         return False
+    if run.purpose == ReproRun.Purpose.BISECT:  # one comment, with the bisection's answer
+        bisection = run.bisection
+        if bisection is None or bisection.status == Bisection.Status.RUNNING:
+            return False
+        return not bisection.runs.filter(pk__gt=run.pk).exists()
     if run.purpose != ReproRun.Purpose.NIGHTLY:
         return True
     before = (

@@ -12,11 +12,11 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from kernels_ci.backends import backends_available
+from kernels_ci.backends import backends_available, descriptions
+from kernels_ci.environments import installed_versions
 from kernels_ci.models import Runner
 from kernels_ci.sandbox import isolation_problem
 from kernels_ci.sandbox_root import tmpfs_bytes
-from kernels_ci.services.runs import CPU_BACKENDS
 
 logger = logging.getLogger(__name__)
 
@@ -94,43 +94,57 @@ def memory_problem(*, concurrency: int) -> str:
     )
 
 
+def backends_of_queue(queue: str) -> list[str]:
+    """The backends whose runs go to `queue` (their descriptions say where)."""
+    found = []
+    for description in descriptions():
+        if description.per_target_queues():
+            targets = description.target_list()
+            if any(description.queue_for(t) == queue for t in targets):
+                found.append(description.name)
+        elif description.queue == queue:
+            found.append(description.name)
+    return found
+
+
 def runner_health_check(*, queues: list[str], concurrency: int = 1) -> str:
     """'' when the runner can take the work of its queues; otherwise why not.
 
-    repro.cpu needs the sandbox (namespaces), a Triton backend that runs here, and memory for
-    `concurrency` runs at once (the worker's -c); repro.<gfx> needs rocm-container ready
-    (container CLI, image pinned by digest, /dev/kfd and the render node) on a runner of that
-    architecture.
+    Each repro queue needs a backend of that queue that runs here (each backend's own health
+    check: the kernels extra, the sandbox, a container CLI and a GPU ...). A queue shared by
+    targets (repro.cpu) also needs the sandbox and memory for `concurrency` runs at once (the
+    worker's -c); a queue per target (repro.gfx942) a runner of that architecture.
     """
     problems = []
     free = shutil.disk_usage(tempfile.gettempdir()).free
     if free < settings.KERNELS_CI_MIN_FREE_DISK_BYTES:
         problems.append(f"only {free // 1024**2} MiB free in {tempfile.gettempdir()}")
     available = backends_available()
-    if CPU_QUEUE in queues:
-        sandbox = isolation_problem()
-        if sandbox:
-            problems.append(f"{CPU_QUEUE}: no sandbox for reproducers here: {sandbox}")
-        elif not any(available[name] == "" for name in CPU_BACKENDS):
-            problems.append(
-                f"{CPU_QUEUE}: no CPU backend can run here: "
-                + "; ".join(f"{name}: {available[name]}" for name in sorted(CPU_BACKENDS))
-            )
-        memory = memory_problem(concurrency=concurrency)
-        if memory:
-            problems.append(memory)
     arch = settings.KERNELS_CI_RUNNER_ARCH
     for queue in queues:
-        if queue == CPU_QUEUE or not queue.startswith("repro."):
+        if not queue.startswith("repro."):
             continue
-        wanted = queue.removeprefix("repro.")
-        if wanted != arch:
+        names = backends_of_queue(queue)
+        if queue == CPU_QUEUE:
+            sandbox = isolation_problem()
+            if sandbox:
+                problems.append(f"{CPU_QUEUE}: no sandbox for reproducers here: {sandbox}")
+                continue
+            memory = memory_problem(concurrency=concurrency)
+            if memory:
+                problems.append(memory)
+        elif queue.removeprefix("repro.") != arch:
             problems.append(
                 f"{queue}: this runner's architecture is {arch} (KERNELS_CI_RUNNER_ARCH)"
             )
-        if available["rocm-container"]:
+        if not names:
+            problems.append(f"{queue}: no backend sends its runs there")
+        elif not any(available[name] == "" for name in names):
             problems.append(
-                f"{queue}: rocm-container cannot run here: {available['rocm-container']}"
+                f"{queue}: {names[0]} cannot run here: {available[names[0]]}"
+                if len(names) == 1
+                else f"{queue}: no backend of this queue can run here: "
+                + "; ".join(f"{name}: {available[name]}" for name in names)
             )
     return "; ".join(problems)
 
@@ -144,6 +158,7 @@ def runner_register(*, name: str, queues: list[str], concurrency: int = 1) -> Ru
             "rocm_version": rocm_version(),
             "backends": [backend for backend, reason in available.items() if not reason],
             "queues": queues,
+            "versions": installed_versions(),
             "registered_at": timezone.now(),
             "last_heartbeat_at": timezone.now(),
             "consuming": True,

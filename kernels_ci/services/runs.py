@@ -1,7 +1,12 @@
 """Repro runs: queue (row first, then dispatch by id), claim, execute in a backend, record.
 
-One run is one attempt of a case on one architecture with one backend: N executions of the
-approved script, classified into one outcome.
+One run is one attempt of a case on one target with one backend and one version set: N
+executions of the approved script, classified into one outcome against what the report expects
+(kernels_ci.outcomes). Where the backend can pin a package (Triton) and the reporter named a
+release of it (or a maintainer did: `/repro triton=3.1.0`), an attempt runs on that release as
+well as on the runner's own, current one; when the two disagree a bisection over the releases
+between them follows (services.bisection). Only attempts on the current versions count for fix
+verification.
 """
 
 from __future__ import annotations
@@ -16,16 +21,21 @@ from django.db.models import Max
 from django.utils import timezone
 
 from config import linear_re, session_locks
-from kernels_ci.backends import UnknownBackend, backend_get
+from kernels_ci import environments
+from kernels_ci.backends import (
+    UnknownBackend,
+    backend_get,
+    comparison_backends,
+    describe,
+    descriptions,
+)
 from kernels_ci.backends.base import RunSpec
-from kernels_ci.models import ReproCase, ReproRun
-from kernels_ci.outcomes import classify
+from kernels_ci.expectations import ExpectedError
+from kernels_ci.models import ReproCase, ReproRun, Runner
+from kernels_ci.outcomes import Expectation, classify
 
 logger = logging.getLogger(__name__)
 
-CPU_BACKENDS = {"triton-interpreter", "triton-amd-compile"}
-DEFAULT_COMPILE_ARCH = "gfx942"
-COMPILE_RUNS = 1  # compiling is deterministic: one execution per attempt
 EXECUTION_MARGIN_S = 30  # per execution: interpreter start-up, imports, a container's start
 ATTEMPT_MARGIN_S = 60  # per attempt: claiming, recording, the sandbox's own start
 HARD_LIMIT_FACTOR = 1.2
@@ -43,7 +53,7 @@ class NotApproved(RunRequestError):
 
 
 def queue_for(*, backend: str, arch: str) -> str:
-    return "repro.cpu" if backend in CPU_BACKENDS else f"repro.{arch}"
+    return describe(backend).queue_for(arch)
 
 
 def attempt_time_limits(*, runs: int, timeout_s: float) -> tuple[int, int]:
@@ -53,26 +63,59 @@ def attempt_time_limits(*, runs: int, timeout_s: float) -> tuple[int, int]:
 
 
 def _targets(case: ReproCase, backend: str, archs: list[str] | None) -> list[str]:
-    if backend == "triton-interpreter":
-        other = [arch for arch in archs or [] if arch != "cpu"]
-        if other:
-            raise RunRequestError(
-                f"triton-interpreter runs on the CPU only, not on {', '.join(other)}: drop the "
-                "architecture, or choose triton-amd-compile (compiles for it) or rocm-container"
-            )
-        return ["cpu"]
-    wanted = archs or case.archs or [DEFAULT_COMPILE_ARCH]
-    allowed = (
-        set(backend_get(backend).archs())
-        if backend == "triton-amd-compile"
-        else set(settings.REPRO_ARCHITECTURES)
-    )
+    """The targets asked for, else the reporter's GPUs for a backend of AMD targets, else the
+    backend's default ones; each must be one the backend lists."""
+    description = describe(backend)
+    allowed = description.target_list()
+    wanted = archs or (case.archs if description.vendor == "amd" else [])
+    wanted = wanted or list(description.default_targets) or allowed[:1]
     unknown = [arch for arch in wanted if arch not in allowed]
     if unknown:
+        where = [d.name for d in descriptions() if set(unknown) <= set(d.target_list())]
+        hint = f", or choose {' or '.join(where)}" if where else ""
+        if len(allowed) == 1 and description.vendor == "cpu":
+            raise RunRequestError(
+                f"{backend} runs on the CPU only, not on {', '.join(unknown)}: drop the "
+                f"target{hint}"
+            )
         raise RunRequestError(
-            f"{backend} cannot target {', '.join(unknown)}: use {', '.join(sorted(allowed))}"
+            f"{backend} cannot target {', '.join(unknown)}: use {', '.join(allowed)}{hint}"
         )
+    if not wanted:
+        raise RunRequestError(f"{backend} has no target here (its settings name none)")
     return list(dict.fromkeys(wanted))
+
+
+def reporter_versions(case: ReproCase) -> dict[str, str]:
+    """The versions the attempt also runs on: a maintainer's /repro pins, else the reporter's
+    (from the environment extraction), as release numbers of pinnable packages."""
+    reported = {"triton": case.environment.get("triton_version", "")}
+    chosen = {**reported, **(case.pinned_versions or {})}
+    return {
+        package: environments.release(version)
+        for package, version in chosen.items()
+        if package in environments.PINNABLE and environments.release(version)
+    }
+
+
+def _current_versions(queue: str) -> dict[str, str]:
+    """What the healthy runners of a queue run on (their own versions), when they agree."""
+    seen = {
+        tuple(sorted((runner.versions or {}).items()))
+        for runner in Runner.objects.filter(healthy=True)
+        if queue in (runner.queues or [])
+    }
+    return dict(seen.pop()) if len(seen) == 1 else {}
+
+
+def version_plans(case: ReproCase, backend: str, queue: str) -> list[dict]:
+    """The version sets of a new attempt: the current ones ({}), and the reporter's where the
+    backend can pin them and they are not what the queue's runners have."""
+    pinnable = set(describe(backend).pins)
+    wanted = {k: v for k, v in reporter_versions(case).items() if k in pinnable}
+    current = _current_versions(queue)
+    wanted = {k: v for k, v in wanted.items() if environments.release(current.get(k, "")) != v}
+    return [{}, wanted] if wanted else [{}]
 
 
 def _dispatch(run: ReproRun) -> None:
@@ -95,9 +138,15 @@ def runs_queue(
     runs: int | None = None,
     purpose: str = ReproRun.Purpose.REPRO,
     dispatch: bool = True,
+    versions: dict | None = None,
+    bisection=None,
+    reported_versions: bool = True,
 ) -> list[ReproRun]:
-    """Create one queued run per architecture, then dispatch each by id on commit.
+    """Create one queued run per target and version set, then dispatch each by id on commit.
 
+    `versions`: None runs on the current versions and, for a first look (purpose repro), on the
+    reporter's too (version_plans; not with `reported_versions=False`); a dict runs on exactly
+    those ({}: the current ones).
     `dispatch=False` leaves the rows queued for the caller to execute in-process (run_repro).
     """
     if not case.is_approved:
@@ -108,39 +157,65 @@ def runs_queue(
         )
     backend = backend or case.backend
     try:
-        module = backend_get(backend)
+        description = describe(backend)
     except UnknownBackend as exc:
         raise RunRequestError(str(exc)) from exc
-    if not module.applies_to(case.language, case.uses_triton):
+    if not description.applies_to(case.language, case.uses_triton):
         raise RunRequestError(f"{backend} cannot run a {case.get_language_display()} reproducer")
-    count = runs or case.runs_per_attempt or settings.KERNELS_CI_RUNS_PER_ATTEMPT
-    if backend == "triton-amd-compile" and not runs:
-        count = COMPILE_RUNS
-    count = max(1, min(count, 50))
-    soft, hard = attempt_time_limits(runs=count, timeout_s=run_timeout_s(case))
+    count = runs or description.runs_per_attempt or case.runs_per_attempt
+    count = max(1, min(count or settings.KERNELS_CI_RUNS_PER_ATTEMPT, 50))
+    if versions is not None and set(versions) - set(description.pins):
+        raise RunRequestError(
+            f"{backend} cannot run other versions of {', '.join(sorted(versions))}"
+        )
     created = []
+    comparisons = []
+    if purpose == ReproRun.Purpose.REPRO and versions is None and not description.executes:
+        comparisons = [
+            d
+            for d in comparison_backends(case.language, case.uses_triton)
+            if d.vendor != description.vendor
+        ]
     with transaction.atomic():
         ReproCase.objects.select_for_update().filter(pk=case.pk).first()
+        for other in comparisons:  # is it AMD's alone? (services description: case_scope)
+            for arch in other.default_targets or other.target_list()[:1]:
+                created.append(_queued(case, other, arch, {}, purpose, None))
         for arch in _targets(case, backend, archs):
-            last = ReproRun.objects.filter(case=case, arch=arch, backend=backend).aggregate(
-                n=Max("attempt")
-            )["n"]
-            run = ReproRun.objects.create(
-                case=case,
-                arch=arch,
-                backend=backend,
-                attempt=(last or 0) + 1,
-                purpose=purpose,
-                queue=queue_for(backend=backend, arch=arch),
-                script_sha256=case.approved_sha256,
-                runs_requested=count,
-                soft_time_limit_s=soft,
-                time_limit_s=hard,
-            )
-            created.append(run)
-            if dispatch:
+            queue = description.queue_for(arch)
+            plans = [versions] if versions is not None else [{}]
+            if versions is None and purpose == ReproRun.Purpose.REPRO and reported_versions:
+                plans = version_plans(case, backend, queue)
+            for plan in plans:
+                created.append(_queued(case, description, arch, plan, purpose, bisection, count))
+        if dispatch:
+            for run in created:
                 transaction.on_commit(lambda run=run: _dispatch(run))
     return created
+
+
+def _queued(case, description, arch, versions, purpose, bisection, count=0):
+    """One queued run (the caller holds the case's row lock: attempt numbers do not collide)."""
+    last = ReproRun.objects.filter(case=case, arch=arch, backend=description.name).aggregate(
+        n=Max("attempt")
+    )["n"]
+    count = count or description.runs_per_attempt or case.runs_per_attempt
+    count = max(1, min(count or settings.KERNELS_CI_RUNS_PER_ATTEMPT, 50))
+    soft, hard = attempt_time_limits(runs=count, timeout_s=run_timeout_s(case))
+    return ReproRun.objects.create(
+        case=case,
+        arch=arch,
+        backend=description.name,
+        attempt=(last or 0) + 1,
+        purpose=purpose,
+        queue=description.queue_for(arch),
+        script_sha256=case.approved_sha256,
+        runs_requested=count,
+        soft_time_limit_s=soft,
+        time_limit_s=hard,
+        versions=versions,
+        bisection=bisection,
+    )
 
 
 def run_timeout_s(case: ReproCase) -> float:
@@ -175,6 +250,8 @@ def _bounded(text: str, limit: int) -> str:
 
 def _log(run: ReproRun, executions, notes: list[str]) -> str:
     lines = [f"backend {run.backend}, arch {run.arch}, attempt {run.attempt}"]
+    if run.versions:
+        lines.append("pinned: " + ", ".join(f"{k} {v}" for k, v in sorted(run.versions.items())))
     if executions:
         lines.append(f"isolation: {executions[0].result.isolation or 'none'}")
     lines.extend(notes)
@@ -222,8 +299,10 @@ def run_cancel(*, run: ReproRun, reason: str) -> ReproRun:
     return run
 
 
-def run_execute(*, run_id: int, runner_name: str = "") -> ReproRun | None:
-    """Claim the run, execute it N times in its backend's sandbox, record the outcome.
+def run_execute(*, run_id: int, runner_name: str = "", dispatch: bool = True) -> ReproRun | None:
+    """Claim the run, execute it N times in its backend's sandbox, record the outcome; then the
+    attempts that follow from it (the next verification pass, a bisection's next step) are
+    queued, and dispatched unless `dispatch` is False (run_repro runs them in-process).
 
     Returns None when the run was already claimed (a redelivered task): nothing runs twice.
     The run's session lock is held while it executes (config/session_locks.py): a task
@@ -234,10 +313,12 @@ def run_execute(*, run_id: int, runner_name: str = "") -> ReproRun | None:
         if lock is False:
             logger.info("repro run %s is being run by a live worker: nothing to do", run_id)
             return None
-        return _run_execute(run_id=run_id, runner_name=runner_name, takeover=bool(lock))
+        return _run_execute(
+            run_id=run_id, runner_name=runner_name, takeover=bool(lock), dispatch=dispatch
+        )
 
 
-def _run_execute(*, run_id: int, runner_name: str, takeover: bool) -> ReproRun | None:
+def _run_execute(*, run_id: int, runner_name: str, takeover: bool, dispatch: bool):
     before = ReproRun.objects.filter(id=run_id).values_list("status", "runner_name").first()
     if not run_claim(run_id=run_id, runner_name=runner_name, takeover=takeover):
         logger.info("repro run %s already claimed or finished: nothing to do", run_id)
@@ -261,16 +342,75 @@ def _run_execute(*, run_id: int, runner_name: str, takeover: bool) -> ReproRun |
             started=started,
             log=f"backend {run.backend} unavailable: {unavailable}",
         )
-    spec = RunSpec(
-        script=case.script, language=case.language, arch=run.arch, timeout_s=run_timeout_s(case)
+    try:
+        with environments.environment_in_use(run.versions) as environment:
+            run = _execute_on(run, case, module, environment, started, taken_over)
+    except environments.EnvironmentUnavailable as exc:
+        asked = ", ".join(f"{k} {v}" for k, v in sorted(run.versions.items()))
+        run = run_finish(
+            run=run,
+            outcome=ReproRun.Outcome.INFRA_ERROR,
+            detail=f"the versions asked for ({asked}) cannot run here: {exc}",
+            started=started,
+            log=f"environment {asked}: {exc}",
+            ran_versions=run.versions,
+        )
+    from kernels_ci.services.bisection import bisection_continue
+    from kernels_ci.services.verification import verification_continue
+
+    verification_continue(run=run, dispatch=dispatch)
+    bisection_continue(run=run, dispatch=dispatch)
+    return run
+
+
+def expectation_of(case: ReproCase, *, versions: dict | None = None) -> Expectation:
+    """What an attempt of the case is judged against: the reported symptom and quoted error."""
+    return Expectation(
+        symptom=case.symptom,
+        detail=case.symptom_detail,
+        error=ExpectedError.from_dict(case.expected_error),
+        reported_versions=reporter_versions(case),
+        versions=versions or {},
     )
+
+
+def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun:
+    spec = RunSpec(
+        script=case.script,
+        language=case.language,
+        arch=run.arch,
+        timeout_s=run_timeout_s(case),
+        environment=environment.path,
+    )
+    notes = list(taken_over)
+    if environment.path:
+        if environment.built_s is not None:
+            notes.append(f"environment {environment.key} built in {environment.built_s:.1f} s")
+
+        def check(script: str) -> str:
+            seen = module.execute(RunSpec(script, "python", run.arch, 120, environment.path))
+            obs = seen.observation
+            ran = obs.kind == "pass" and (obs.launches or 0) > 0
+            return "" if ran else f"{obs.kind} ({obs.signature or obs.message or 'no kernel ran'})"
+
+        problem = environments.canary_problem(environment, run.backend, check)
+        if problem:
+            return run_finish(
+                run=run,
+                outcome=ReproRun.Outcome.INFRA_ERROR,
+                detail=problem,
+                started=started,
+                log="\n".join([*notes, problem]),
+                ran_versions=environment.versions,
+            )
     executions = [module.execute(spec) for _ in range(run.runs_requested)]
     verdict = classify(
-        [e.observation for e in executions], reported=case.symptom, detail=case.symptom_detail
+        [e.observation for e in executions],
+        expectation=expectation_of(case, versions=environment.versions),
     )
-    notes = taken_over + sorted({e.note for e in executions if e.note})
+    notes += sorted({e.note for e in executions if e.note})
     assembly = next((e.assembly for e in executions if e.assembly), "")
-    run = run_finish(
+    return run_finish(
         run=run,
         outcome=verdict.outcome,
         detail=verdict.detail,
@@ -282,11 +422,8 @@ def _run_execute(*, run_id: int, runner_name: str, takeover: bool) -> ReproRun |
         log=_log(run, executions, notes),
         assembly=_bounded(assembly, ASSEMBLY_BYTES),
         isolation=executions[0].result.isolation[:255] if executions else "",
+        ran_versions=environment.versions,
     )
-    from kernels_ci.services.verification import verification_continue
-
-    verification_continue(run=run)
-    return run
 
 
 def run_finished(*, run: ReproRun) -> None:

@@ -1,6 +1,10 @@
 """Fix verification: a case that reproduced on an architecture is verified fixed there after
-KERNELS_CI_VERIFY_PASSES consecutive passing (not reproduced) attempts. Infra errors and invalid
-runs neither count nor break the streak; a reproduced or flaky attempt resets it.
+KERNELS_CI_VERIFY_PASSES consecutive passing attempts: not reproduced, which means the kernel ran
+and the reported failure did not appear. An attempt that failed differently, failed with nothing
+to compare, failed because of the environment, could not run or hit the infrastructure neither
+counts nor breaks the streak; a reproduced or flaky attempt resets it. Only attempts on the
+runner's own (current) versions count: an attempt pinned to the reporter's release or a
+bisection step says nothing about whether the current release is fixed.
 
 Per (arch, backend) and per script: only the runs of one approved script (its sha256) count, so
 passes of an edited, re-approved script never turn the old script's failures into "fixed".
@@ -20,7 +24,13 @@ from triage.models import Issue
 logger = logging.getLogger(__name__)
 
 FAILING = {ReproRun.Outcome.REPRODUCED, ReproRun.Outcome.FLAKY}
-NEUTRAL = {ReproRun.Outcome.INFRA_ERROR, ReproRun.Outcome.INVALID}
+NEUTRAL = {
+    ReproRun.Outcome.INFRA_ERROR,
+    ReproRun.Outcome.INVALID,
+    ReproRun.Outcome.ENVIRONMENT_MISMATCH,
+    ReproRun.Outcome.FAILED_DIFFERENTLY,
+    ReproRun.Outcome.FAILED,
+}
 
 
 @dataclass
@@ -45,7 +55,8 @@ def verification_of_runs(
     required = settings.KERNELS_CI_VERIFY_PASSES
     grouped: dict[tuple[str, str], list[ReproRun]] = {}
     for run in runs:
-        if run.status == ReproRun.Status.DONE and run.script_sha256 == script_sha256:
+        current = not run.versions and run.bisection_id is None
+        if run.status == ReproRun.Status.DONE and run.script_sha256 == script_sha256 and current:
             grouped.setdefault((run.arch, run.backend), []).append(run)
     result: dict[tuple[str, str], ArchVerification] = {}
     for (arch, backend), arch_runs in grouped.items():
@@ -122,7 +133,7 @@ def verification_request(
     return queued
 
 
-def verification_continue(*, run: ReproRun) -> list[ReproRun]:
+def verification_continue(*, run: ReproRun, dispatch: bool = True) -> list[ReproRun]:
     """After a passing verification attempt, the next one, until the streak is long enough."""
     if run.purpose not in (ReproRun.Purpose.VERIFY, ReproRun.Purpose.NIGHTLY):
         return []
@@ -136,7 +147,11 @@ def verification_continue(*, run: ReproRun) -> list[ReproRun]:
 
     try:
         return runs_queue(
-            case=run.case, archs=[run.arch], backend=run.backend, purpose=ReproRun.Purpose.VERIFY
+            case=run.case,
+            archs=[run.arch],
+            backend=run.backend,
+            purpose=ReproRun.Purpose.VERIFY,
+            dispatch=dispatch,
         )
     except RunRequestError:
         return []

@@ -175,3 +175,51 @@ def test_the_case_runs_on_the_reporters_gpu_not_on_the_targets_it_was_built_for(
         "3.2.0",
     )
     assert found.missing_facts == []
+
+
+# --- reproducers without imports (issue 17) ------------------------------------------------------
+
+KERNEL_AND_LAUNCH = """```python
+@triton.jit
+def scale(x_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n) * 2, mask=offsets < n)
+
+x = torch.ones(100, device="cuda")
+scale[(1,)](x, 100, BLOCK=128)
+assert torch.all(x == 2)
+```
+"""
+KERNEL_ONLY = """The kernel below miscompiles on gfx942:
+
+```python
+@triton.jit
+def scale(x_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) * 2)
+```
+"""
+
+
+def test_a_complete_kernel_without_imports_gets_the_standard_ones_in_its_approved_script(make):
+    from kernels_ci.models import script_sha256
+    from kernels_ci.services.cases import case_refresh
+
+    found = extract(title="scale doubles nothing", body=KERNEL_AND_LAUNCH)
+    assert found.imports_added and found.uses_triton and found.language == "python"
+    assert found.script.startswith("import torch\nimport triton\nimport triton.language as tl\n")
+    assert "the standard ones (torch, triton, tl) were added" in found.choice_reason
+    assert found.suggested_backend() == "triton-interpreter"
+    case = case_refresh(issue=make.issue(title="scale", body=KERNEL_AND_LAUNCH))
+    assert case.imports_added and case.sha256 == script_sha256(found.script)
+
+
+def test_a_kernel_that_is_never_launched_needs_a_complete_reproducer(make):
+    from kernels_ci.services.cases import case_refresh
+
+    found = extract(title="miscompile", body=KERNEL_ONLY)
+    assert found.script == "" and found.incomplete.startswith("needs a complete reproducer")
+    issue = make.issue(title="miscompile", body=KERNEL_ONLY)
+    case = case_refresh(issue=issue)
+    assert case is not None and not case.has_script
+    assert "never launches it" in case.choice_reason

@@ -55,7 +55,7 @@ def test_it_posts_one_comment_per_finished_attempt_when_on(
     assert comment["body"].startswith(
         "**Kernel reproduction**: attempt 1 with `triton-interpreter` on `cpu`: **reproduced**"
     )
-    assert "4 of 5 executions showed the reported symptom (wrong result)" in comment["body"]
+    assert "4 of 5 executions showed the reported failure (wrong result)" in comment["body"]
     assert (
         "Signature: `AssertionError: Tensor-likes are not close! | 'main' @here`"
         in (comment["body"])

@@ -21,11 +21,28 @@ def test_it_calls_under_half_or_differing_signatures_flaky():
     assert mixed.outcome == "flaky" and "2 different signatures" in mixed.detail
 
 
-def test_it_calls_another_symptom_not_reproduced():
+def test_another_failure_is_failed_differently_and_a_pass_that_ran_the_kernel_not_reproduced():
     hang = Observation("hang", signature="timeout")
-    assert classify([hang] * 5, reported="wrong_result").outcome == "not_reproduced"
-    assert classify([PASS] * 5, reported="other").outcome == "not_reproduced"
-    assert classify([hang] * 5, reported="other").outcome == "reproduced"
+    verdict = classify([hang] * 5, reported="wrong_result")
+    assert verdict.outcome == "failed_differently"
+    assert "expected wrong_result; got timeout" in verdict.detail
+    ran = Observation("pass", launches=2)
+    assert classify([ran] * 5, reported="wrong_result").outcome == "not_reproduced"
+
+
+def test_with_nothing_reported_to_compare_a_failure_is_failed_never_reproduced():
+    hang = Observation("hang", signature="timeout")
+    verdict = classify([hang] * 5, reported="other")
+    assert verdict.outcome == "failed"
+    assert verdict.detail.startswith("failed (no reported failure to compare with)")
+    assert classify([Observation("pass", launches=1)] * 5, reported="other").outcome == (
+        "not_reproduced"
+    )
+
+
+def test_a_pass_that_launched_no_kernel_is_no_pass():
+    verdict = classify([Observation("pass", launches=0)] * 3, reported="crash")
+    assert verdict.outcome == "invalid" and "ran no kernel" in verdict.detail
 
 
 def test_a_reported_compile_error_is_a_crash_that_only_a_compile_error_shows():
@@ -34,9 +51,9 @@ def test_a_reported_compile_error_is_a_crash_that_only_a_compile_error_shows():
     verdict = classify([compiler] * 3, reported="crash", detail="compile_error")
     assert verdict.outcome == "reproduced" and "(crash, compile error)" in verdict.detail
     assert classify([crash] * 3, reported="crash", detail="compile_error").outcome == (
-        "not_reproduced"
+        "failed_differently"
     )
-    assert classify([compiler] * 3, reported="crash").outcome == "not_reproduced"
+    assert classify([compiler] * 3, reported="crash").outcome == "failed_differently"
 
 
 def test_it_calls_a_reproducer_that_cannot_run_invalid_and_runner_failures_infra():

@@ -124,3 +124,21 @@ def test_the_releases_selector_gives_each_issue_its_targets_as_of_a_moment(make)
     ]
     then = verification_of_issues(issue_ids=[case.issue_id], as_of=first.finished_at)
     assert [(v.arch, v.consecutive_passes) for v in then[case.issue_id]][0] == ("gfx90a", 0)
+
+
+def test_only_passes_on_the_current_release_that_ran_the_kernel_verify_a_fix(make):
+    case = approved_case(make)
+    _done(case, "reproduced", 1)
+    for attempt, outcome in enumerate(
+        ["failed_differently", "environment_mismatch", "failed", "not_reproduced"], start=2
+    ):
+        _done(case, outcome, attempt)
+    state = verification_for_issue(case.issue_id)["gfx942"]
+    assert (state.state, state.consecutive_passes) == ("verifying", 1)
+    for attempt in (6, 7):  # passes on the reporter's release say nothing of the current one
+        run = _done(case, "not_reproduced", attempt)
+        ReproRun.objects.filter(pk=run.pk).update(versions={"triton": "3.2.0"})
+    assert verification_for_issue(case.issue_id)["gfx942"].consecutive_passes == 1
+    _done(case, "not_reproduced", 8)
+    _done(case, "not_reproduced", 9)
+    assert verification_for_issue(case.issue_id)["gfx942"].verified

@@ -1,8 +1,9 @@
 # Runs inside the sandbox: compiles each @triton.jit kernel the reproducer launches, ahead of
-# time for one AMD target through Triton's HIP backend, without a GPU. Launches are turned into
+# time for one target through one of Triton's backends, without a GPU: `hip` (AMD, amdgcn) or
+# `cuda` (NVIDIA, PTX then a cubin by the ptxas bundled with Triton). Launches are turned into
 # compilations; what the script does after its launches (checking results) is ignored.
 # The first line of stdin is the run's nonce, for the infrastructure marker (see interpret.py).
-# Whether any kernel was compiled, the worker reads from out/kernels.amdgcn.
+# What was compiled the worker reads from out/kernels.asm, how many launches from out/launches.
 import os
 import runpy
 import sys
@@ -10,7 +11,7 @@ import traceback
 
 nonce = sys.stdin.readline().strip()
 os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-arch, missing = sys.argv[1], sys.argv[2]
+vendor, target, missing = sys.argv[1], sys.argv[2], sys.argv[3]
 try:
     import triton.runtime.jit as jit
     from triton.backends.compiler import GPUTarget
@@ -20,12 +21,18 @@ except ImportError as exc:
     sys.exit(3)
 del nonce
 
-WARP = 32 if arch.startswith(("gfx10", "gfx11", "gfx12")) else 64
+if vendor == "cuda":
+    TARGET = GPUTarget("cuda", int(target.removeprefix("sm_")), 32)
+    ASM = "ptx"
+else:
+    WARP = 32 if target.startswith(("gfx10", "gfx11", "gfx12")) else 64
+    TARGET = GPUTarget("hip", target, WARP)
+    ASM = "amdgcn"
 
 
 class AheadOfTimeDriver:
     def get_current_target(self):
-        return GPUTarget("hip", arch, WARP)
+        return TARGET
 
     def get_current_device(self):
         return 0
@@ -50,7 +57,8 @@ def compile_only(self, *args, grid, warmup, **kwargs):
     except BaseException:
         failed.append(self.__name__)
         raise
-    compiled.append((self.__name__, kernel.asm.get("amdgcn", "")))
+    asm = kernel.asm.get(ASM, "")
+    compiled.append((self.__name__, asm if isinstance(asm, str) else asm.decode()))
     return kernel
 
 
@@ -65,8 +73,10 @@ except BaseException as exc:
     traceback.print_exc(limit=0, file=sys.stdout)
 finally:
     os.makedirs("out", exist_ok=True)
-    with open("out/kernels.amdgcn", "w") as out:
+    with open("out/kernels.asm", "w") as out:
         for name, asm in compiled:
-            out.write(f"; ===== {name} for {arch} =====\n{asm}\n")
+            out.write(f"; ===== {name} for {target} =====\n{asm}\n")
+    with open("out/launches", "w") as out:
+        out.write(str(len(compiled)))
 if compiled:
-    print(f"compiled for {arch}: {', '.join(name for name, _ in compiled)}", flush=True)
+    print(f"compiled for {target}: {', '.join(name for name, _ in compiled)}", flush=True)

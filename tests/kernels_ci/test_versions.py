@@ -1,0 +1,119 @@
+"""Attempts on the reporter's Triton release and on the current one, and the bisection between
+them: real releases from the package index, installed into per-version environments, run in the
+sandbox through run_repro, as a runner does."""
+
+import json
+import os
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from kernels_ci import environments
+from kernels_ci.bisection import max_steps
+from kernels_ci.models import Bisection, ReproCase, ReproRun
+from kernels_ci.services.cases import case_refresh
+from tests.kernels_ci.factories import KERNELS
+
+CURRENT = environments.installed_versions().get("triton", "")
+
+
+@pytest.fixture
+def env_cache(settings):
+    """One cache for the session's runs: the releases are built once (about 10 s each) and kept
+    between test runs, as on a runner."""
+    settings.KERNELS_CI_ENV_DIR = f"/var/tmp/kernels-ci-test-envs-{os.getuid()}"  # noqa: S108
+    settings.KERNELS_CI_ENV_CACHE_BYTES = 8 * 1024**3
+
+
+def report(kernel: str, prose: str, versions: str) -> str:
+    return (
+        f"{prose}\n\n```python\n{(KERNELS / kernel).read_text()}```\n\n"
+        f"Environment: {versions}, torch 2.5.1+rocm6.2, MI300X (gfx942), ROCm 6.2\n"
+    )
+
+
+def run_repro(reference: str, *options: str) -> list[dict]:
+    out = StringIO()
+    call_command("run_repro", reference, "--approve", "--runs", "1", "--json", *options, stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_a_fixed_wrong_result_reproduces_on_the_reporters_release_and_is_bisected(
+    make, env_cache, needs_kernels_extra
+):
+    prose = (
+        "The remainder of negative floats has the wrong sign in the interpreter:\n\n```\n"
+        "AssertionError: Tensor-likes are not close!\n\n"
+        "Mismatched elements: 497 / 1000 (49.7%)\n```"
+    )
+    issue = make.issue(
+        repository=make.repository("triton-lang/triton"),
+        number=4101,
+        title="x % y of negative floats differs from torch.fmod",
+        body=report("fmod_sign.py", prose, "triton 3.2.0"),
+    )
+    case = case_refresh(issue=issue)
+    assert case.environment["triton_version"] == "3.2.0" and case.backend == "triton-interpreter"
+
+    rows = run_repro("triton-lang/triton#4101")
+
+    first = {(r["pinned"], r["purpose"]): r for r in rows if r["purpose"] == "repro"}
+    assert first[(False, "repro")]["outcome"] == "not_reproduced"
+    assert first[(False, "repro")]["versions"]["triton"] == CURRENT
+    assert first[(True, "repro")]["outcome"] == "reproduced"
+    assert first[(True, "repro")]["versions"]["triton"] == "3.2.0"
+    bisection = Bisection.objects.get(case=case)
+    assert bisection.status == Bisection.Status.DONE and bisection.direction == "fixed"
+    assert bisection.steps <= max_steps(bisection.releases)
+    runs = {r.ran_versions["triton"]: r.outcome for r in ReproRun.objects.filter(case=case)}
+    index = bisection.releases.index(bisection.first_version)
+    before = bisection.releases[index - 1]
+    assert runs[bisection.first_version] == "not_reproduced" and runs[before] == "reproduced"
+    assert bisection.result == (
+        f"fixed in triton {bisection.first_version}: reproduced on {before}, "
+        f"passes on {bisection.first_version}"
+    )
+    # verification counts only attempts on the current release
+    from kernels_ci.selectors import verification_by_target
+
+    assert verification_by_target(issue.id)[("cpu", "triton-interpreter")].state == (
+        "never_reproduced"
+    )
+
+
+def test_an_api_the_current_release_removed_is_an_environment_mismatch_not_a_result(
+    make, env_cache, needs_kernels_extra
+):
+    prose = "Copying a tile through block pointers gives zeros:\n\n```\nAssertionError\n```"
+    issue = make.issue(
+        repository=make.repository("triton-lang/triton"),
+        number=4102,
+        body=report("block_pointer_copy.py", prose, "triton==3.2.0"),
+    )
+    case_refresh(issue=issue)
+    rows = run_repro("triton-lang/triton#4102")
+    by_pin = {r["pinned"]: r for r in rows}
+    current = by_pin[False]
+    assert current["outcome"] == "environment_mismatch"
+    assert "Block pointers have been removed" in current["signature"]
+    assert "the reporter used triton 3.2.0" in current["detail"]
+    assert by_pin[True]["outcome"] == "not_reproduced"  # 3.2.0 ran the kernel, and it copied
+    assert not Bisection.objects.exists()  # a mismatch says nothing of the bug: no bisection
+
+
+def test_a_release_whose_interpreter_cannot_judge_is_an_infra_error_with_the_reason(
+    make, env_cache, needs_kernels_extra
+):
+    issue = make.issue(
+        repository=make.repository("triton-lang/triton"),
+        number=4103,
+        body=report("fmod_sign.py", "Wrong sign.\n\n```\nAssertionError\n```", "triton 3.2.0"),
+    )
+    case = case_refresh(issue=issue)
+    rows = run_repro("triton-lang/triton#4103", "--triton", "3.1.0", "--no-follow-ups")
+    pinned = next(r for r in rows if r["pinned"])
+    assert pinned["outcome"] == "infra_error"
+    assert "triton-3.1.0 cannot judge a reproducer on triton-interpreter" in pinned["detail"]
+    assert "wrong_result" in pinned["detail"]  # its own check kernel computed a wrong sum
+    assert ReproCase.objects.get(pk=case.pk).pinned_versions == {"triton": "3.1.0"}
