@@ -13,7 +13,9 @@ that is the quoted error counts whatever kind the symptom rules gave the report.
 - failed: they failed, and the report gives nothing to compare with (no symptom of a failure,
   no quoted error): never "reproduced" by itself;
 - environment_mismatch: at least half failed because of the versions (an API this release
-  lacks, a removed module, a version check), naming the versions the reporter used;
+  lacks, a removed module, a version check), naming the versions the reporter used. A report
+  about that very error (it quotes it: "tl.gather is missing") is reproduced, and says it is
+  the versions' doing: the reporter's environment and ours do not differ there;
 - not_reproduced: every execution passed, and ran the kernel (where the backend counts
   launches); a pass that launched no kernel proves nothing and is an invalid reproducer;
 - invalid: at least half could not run (syntax error, missing module or file, network);
@@ -111,6 +113,8 @@ def classify(
     said = expectation.said()
     if matching and len(matching) * 2 >= n and len(signatures) == 1:
         text = f"{len(matching)}/{n} executions showed the reported failure ({said}); {summary}"
+        if matching[0].kind == "environment":  # what the report is about is the versions' doing
+            text += f"; it is the versions' doing ({matching[0].environment})"
         return _verdict("reproduced", len(matching), matching[0].signature, text)
     if kinds["invalid"] * 2 >= n:
         invalid = next(o for o in observations if o.kind == "invalid")

@@ -99,7 +99,8 @@ def reporter_versions(case: ReproCase) -> dict[str, str]:
 
 
 def _current_versions(queue: str) -> dict[str, str]:
-    """What the healthy runners of a queue run on (their own versions), when they agree."""
+    """What the healthy runners of a queue run on (their own versions), when they agree ({}
+    when none has registered, or they differ)."""
     seen = {
         tuple(sorted((runner.versions or {}).items()))
         for runner in Runner.objects.filter(healthy=True)
@@ -113,7 +114,7 @@ def version_plans(case: ReproCase, backend: str, queue: str) -> list[dict]:
     backend can pin them and they are not what the queue's runners have."""
     pinnable = set(describe(backend).pins)
     wanted = {k: v for k, v in reporter_versions(case).items() if k in pinnable}
-    current = _current_versions(queue)
+    current = _current_versions(queue) or environments.installed_versions()  # no runner: ours
     wanted = {k: v for k, v in wanted.items() if environments.release(current.get(k, "")) != v}
     return [{}, wanted] if wanted else [{}]
 
@@ -387,8 +388,14 @@ def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun
         if environment.built_s is not None:
             notes.append(f"environment {environment.key} built in {environment.built_s:.1f} s")
 
+        description = describe(run.backend)
+        # on the backend's usual target: the run's own may be what the report is about (a
+        # target a release does not know)
+        canary_target = (description.default_targets or description.target_list() or [run.arch])[0]
+
         def check(script: str) -> str:
-            seen = module.execute(RunSpec(script, "python", run.arch, 120, environment.path))
+            spec = RunSpec(script, "python", canary_target, 120, environment.path)
+            seen = module.execute(spec)
             obs = seen.observation
             ran = obs.kind == "pass" and (obs.launches or 0) > 0
             return "" if ran else f"{obs.kind} ({obs.signature or obs.message or 'no kernel ran'})"
