@@ -316,24 +316,26 @@ def _make_room(root: Path, *, keep: str) -> None:
         )
 
 
-def canary_problem(environment: Environment, backend: str, check) -> str:
+def canary_problem(environment: Environment, backend: str, target: str, check) -> str:
     """Why `environment` cannot judge a reproducer on `backend` ("" when it can): `check(script)`
-    runs the check kernel there and returns what happened ("" for a pass). Remembered."""
+    runs the check kernel there, for `target`, and returns what happened ("" for a pass).
+    Remembered per backend and target."""
     if not environment.path:
         return ""
     path = Path(environment.path)
     manifest = manifest_read(path)
     known = manifest.get("canary", {})
-    if backend in known:
-        return known[backend]
+    key = f"{backend} {target}"
+    if key in known:
+        return known[key]
     problem = check(CANARY)
     if problem:
         versions = ", ".join(f"{k} {v}" for k, v in sorted(environment.versions.items()))
         problem = (
             f"{environment.key} cannot judge a reproducer on {backend} here ({versions}): its "
-            f"check kernel, a vector add, gave {problem}"
+            f"check kernel, a vector add for {target}, gave {problem}"
         )
-    manifest.setdefault("canary", {})[backend] = problem
+    manifest.setdefault("canary", {})[key] = problem
     _manifest_write(path, manifest)
     return problem
 

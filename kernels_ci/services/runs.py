@@ -400,7 +400,7 @@ def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun
             ran = obs.kind == "pass" and (obs.launches or 0) > 0
             return "" if ran else f"{obs.kind} ({obs.signature or obs.message or 'no kernel ran'})"
 
-        problem = environments.canary_problem(environment, run.backend, check)
+        problem = environments.canary_problem(environment, run.backend, canary_target, check)
         if problem:
             return run_finish(
                 run=run,

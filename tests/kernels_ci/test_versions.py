@@ -115,5 +115,6 @@ def test_a_release_whose_interpreter_cannot_judge_is_an_infra_error_with_the_rea
     pinned = next(r for r in rows if r["pinned"])
     assert pinned["outcome"] == "infra_error"
     assert "triton-3.1.0 cannot judge a reproducer on triton-interpreter" in pinned["detail"]
+    assert "a vector add for cpu" in pinned["detail"]
     assert "wrong_result" in pinned["detail"]  # its own check kernel computed a wrong sum
     assert ReproCase.objects.get(pk=case.pk).pinned_versions == {"triton": "3.1.0"}
