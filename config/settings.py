@@ -363,6 +363,11 @@ KERNELS_CI_NPROC = int(os.environ.get("KERNELS_CI_NPROC", "512"))  # tasks per r
 KERNELS_CI_OUTPUT_BYTES = int(os.environ.get("KERNELS_CI_OUTPUT_BYTES", str(64 * 1024)))
 KERNELS_CI_CONTAINER_CLI = os.environ.get("KERNELS_CI_CONTAINER_CLI", "docker")
 KERNELS_CI_ROCM_IMAGE = os.environ.get("KERNELS_CI_ROCM_IMAGE", "")  # NAME@sha256:<digest>
+# The ROCm ladder of a GPU runner: one image pinned by digest per ROCm series, for attempts on
+# the reporter's ROCm and bisections over series ("6.2=rocm/pytorch@sha256:...,6.3=...").
+KERNELS_CI_ROCM_IMAGES = dict(
+    entry.split("=", 1) for entry in env_list("KERNELS_CI_ROCM_IMAGES") if "=" in entry
+)
 KERNELS_CI_RENDER_DEVICE = os.environ.get("KERNELS_CI_RENDER_DEVICE", "/dev/dri/renderD128")
 KERNELS_CI_KFD_DEVICE = os.environ.get("KERNELS_CI_KFD_DEVICE", "/dev/kfd")
 KERNELS_CI_CONTAINER_CPUS = os.environ.get("KERNELS_CI_CONTAINER_CPUS", "4")

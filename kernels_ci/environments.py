@@ -22,6 +22,11 @@ runner's (the CPU build; the AMD ahead-of-time compiler needs no GPU build of an
   kept in the environment's manifest.
 - Versions come from issue text: only a plain release number (`3.2.0`; a local suffix such as
   `+rocm6.2` is dropped) of a package in PINNABLE is ever passed to pip.
+
+On a GPU runner (rocm-container) the same ladder is over ROCm series: one container image
+pinned by digest per series (settings.KERNELS_CI_ROCM_IMAGES, "6.2" -> image), the runner's own
+being KERNELS_CI_ROCM_IMAGE at KERNELS_CI_ROCM_VERSION. Nothing is built: the environment of a
+series is its image, and a series without one is unavailable with the reason.
 """
 
 from __future__ import annotations
@@ -43,7 +48,8 @@ from packaging.version import InvalidVersion, Version
 
 from config import linear_re
 
-PINNABLE = ("triton",)
+PINNABLE = ("triton",)  # installed from the package index
+IMAGE_PINNED = ("rocm",)  # a container image per series
 MANIFEST = ".kernels-ci.json"
 RELEASE_RE = linear_re.compile(r"^\d{1,4}(?:\.\d{1,4}){0,3}$")
 NOT_ON_INDEX_RE = linear_re.compile(
@@ -86,6 +92,37 @@ class Environment:
     path: str
     versions: dict = field(default_factory=dict)  # what a run on it runs on
     built_s: float | None = None  # seconds this call spent building it (None: it was there)
+    image: str = ""  # a container image pinned by digest, for rocm-container
+
+
+def series(version: str) -> str:
+    """A ROCm series from a version as reported ("6.2.4", "6.2") -> "6.2"; "" if none."""
+    parts = release(version).split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 else ""
+
+
+def runner_rocm_version() -> str:
+    """This GPU runner's ROCm: KERNELS_CI_ROCM_VERSION, else /opt/rocm/.info/version."""
+    if settings.KERNELS_CI_ROCM_VERSION:
+        return settings.KERNELS_CI_ROCM_VERSION
+    info = Path("/opt/rocm/.info/version")
+    return info.read_text().strip() if info.exists() else ""
+
+
+def _image_environment(versions: dict) -> Environment:
+    """The image of the series asked for (the runner's own when it is that series)."""
+    own = series(runner_rocm_version())
+    wanted = series(str(versions.get("rocm", ""))) or own
+    if wanted == own:
+        image = settings.KERNELS_CI_ROCM_IMAGE
+        return Environment(key="", path="", versions={"rocm": own} if own else {}, image=image)
+    image = settings.KERNELS_CI_ROCM_IMAGES.get(wanted, "")
+    if not image:
+        have = ", ".join(sorted(settings.KERNELS_CI_ROCM_IMAGES, key=Version)) or "none"
+        raise EnvironmentUnavailable(
+            f"this runner has no image for ROCm {wanted} (KERNELS_CI_ROCM_IMAGES has {have})"
+        )
+    return Environment(key=f"rocm-{wanted}", path="", versions={"rocm": wanted}, image=image)
 
 
 def installed_versions() -> dict[str, str]:
@@ -163,8 +200,12 @@ def _manifest_write(path: Path, manifest: dict) -> None:
 
 
 @contextlib.contextmanager
-def environment_in_use(versions: dict):
-    """The environment of `versions` (built if need be), held while the caller runs on it."""
+def environment_in_use(versions: dict, *, pinnable: tuple[str, ...] = PINNABLE):
+    """The environment of `versions` (built if need be), held while the caller runs on it.
+    `pinnable`: what the run's backend can pin (its description's pins)."""
+    if set(pinnable) & set(IMAGE_PINNED):
+        yield _image_environment(versions or {})
+        return
     pinned = pins(versions)
     own = installed_versions()
     if not pinned:
@@ -342,7 +383,12 @@ def canary_problem(environment: Environment, backend: str, target: str, check) -
 
 def releases(package: str) -> list[str]:
     """The package's published releases the index offers (pip leaves out yanked ones and
-    pre-releases), oldest first. Remembered for an hour."""
+    pre-releases), oldest first. Remembered for an hour. For ROCm: the series this runner has
+    an image of."""
+    if package in IMAGE_PINNED:
+        own = series(runner_rocm_version())
+        ladder = set(settings.KERNELS_CI_ROCM_IMAGES) | ({own} if own else set())
+        return sorted((s for s in ladder if release(s)), key=Version)
     now = time.monotonic()
     hit = _releases_cache.get(package)
     if hit and now - hit[0] < RELEASES_TTL_S:

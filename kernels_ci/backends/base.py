@@ -85,6 +85,7 @@ class RunSpec:
     # a per-version environment (kernels_ci.environments): its directory goes first on the
     # reproducer's import path, bound read-only into the sandbox
     environment: str = ""
+    image: str = ""  # the container image of the run's ROCm series (rocm-container)
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 The command (docker or podman, same interface): one GPU (`--device /dev/kfd` and one
 `/dev/dri/renderD*`), `--network none`, a read-only root with a tmpfs at /tmp, a non-root user,
-CPU, memory and pids limits, no capabilities, no new privileges, the image pinned by digest, the
+CPU, memory and pids limits, no capabilities, no new privileges, the image pinned by digest (the
+runner's own, or the one of the ROCm series an attempt asks for: KERNELS_CI_ROCM_IMAGES), the
 reproducer mounted read-only at /work. Python runs as `python3 /work/repro.py`; HIP C++ is built
 with hipcc for the run's architecture first. The container CLI itself runs in the sandbox without
 namespaces (it needs the engine's socket; the container is the confinement): its own session,
@@ -60,6 +61,7 @@ DESCRIPTION = Description(
     queue="repro.{target}",
     executes=True,
     targets_setting="REPRO_ARCHITECTURES",
+    pins=("rocm",),
     needs=(
         "an AMD GPU of the queue's architecture (/dev/kfd, a render node)",
         "a container CLI (docker or podman)",
@@ -200,7 +202,7 @@ def execute(spec: RunSpec) -> Execution:
     filename = "repro.hip" if spec.language == "hip" else "repro.py"
     argv = container_command(
         cli=cli,
-        image=settings.KERNELS_CI_ROCM_IMAGE,
+        image=spec.image or settings.KERNELS_CI_ROCM_IMAGE,
         name=name,
         workdir="{dir}",
         language=spec.language,

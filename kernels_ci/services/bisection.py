@@ -3,8 +3,10 @@ disagree, continued after each of their steps, concluded on the case (kernels_ci
 decides; this module reads runs, writes the Bisection row and queues each step's attempt).
 
 A step is an ordinary attempt (same backend, target, script, runs per attempt and verdict
-rules) pinned to one release, purpose "bisect". Releases come from the package index the runner
-uses (kernels_ci.environments.releases): published, not yanked, no pre-releases.
+rules) pinned to one release, purpose "bisect": of Triton for the Triton backends, from the
+package index the runner uses (published, not yanked, no pre-releases); of ROCm for a GPU
+runner, over the series it has an image of (kernels_ci.environments.releases). The package is
+the first the backend can pin.
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ from kernels_ci.bisection import BAD, GOOD, bisect_step, max_steps, verdict_of
 from kernels_ci.models import Bisection, ReproRun
 
 logger = logging.getLogger(__name__)
-PACKAGE = "triton"
+
+
+def _package(backend: str) -> str:
+    pins = describe(backend).pins
+    return pins[0] if pins else ""
 
 
 def _pair(run: ReproRun) -> tuple[ReproRun, ReproRun] | None:
@@ -36,32 +42,34 @@ def _pair(run: ReproRun) -> tuple[ReproRun, ReproRun] | None:
         bisection__isnull=True,
         purpose=ReproRun.Purpose.REPRO,
     ).order_by("-finished_at", "-id")
+    package = _package(run.backend)
     current = next((r for r in runs if not r.versions), None)
-    pinned = next((r for r in runs if r.versions.get(PACKAGE)), None)
+    pinned = next((r for r in runs if r.versions.get(package)), None)
     if current is None or pinned is None:
         return None
     states = {verdict_of(current.outcome), verdict_of(pinned.outcome)}
     return (current, pinned) if states == {BAD, GOOD} else None
 
 
-def _version(run: ReproRun) -> str:
-    return environments.release((run.ran_versions or {}).get(PACKAGE, ""))
+def _version(run: ReproRun, package: str) -> str:
+    return environments.release((run.ran_versions or {}).get(package, ""))
 
 
 def bisection_start(*, run: ReproRun, dispatch: bool = True) -> Bisection | None:
     """A bisection between the disagreeing attempts of the run's case, if there are such and
     none was started for this script; its first step queued."""
-    if PACKAGE not in describe(run.backend).pins:
+    package = _package(run.backend)
+    if not package:
         return None
     pair = _pair(run)
     if pair is None:
         return None
-    ends = sorted(pair, key=lambda r: Version(_version(r) or "0"))
-    older, newer = (_version(r) for r in ends)
+    ends = sorted(pair, key=lambda r: Version(_version(r, package) or "0"))
+    older, newer = (_version(r, package) for r in ends)
     if not older or not newer or older == newer:
         return None
     try:
-        published = environments.releases(PACKAGE)
+        published = environments.releases(package)
     except environments.EnvironmentUnavailable as exc:
         logger.warning("case %s: no bisection: %s", run.case_id, exc)
         return None
@@ -75,7 +83,7 @@ def bisection_start(*, run: ReproRun, dispatch: bool = True) -> Bisection | None
                 case_id=run.case_id,
                 arch=run.arch,
                 backend=run.backend,
-                package=PACKAGE,
+                package=package,
                 script_sha256=run.script_sha256,
                 direction=direction,
                 releases=releases,
@@ -102,7 +110,8 @@ def bisection_continue(*, run: ReproRun, dispatch: bool = True) -> list[ReproRun
         bisection = Bisection.objects.select_for_update().get(pk=run.bisection_id)
         if bisection.status != Bisection.Status.RUNNING:
             return []
-        release = environments.release(run.versions.get(PACKAGE, "")) or _version(run)
+        package = bisection.package
+        release = environments.release(run.versions.get(package, "")) or _version(run, package)
         verdicts = dict(bisection.verdicts)
         verdicts[release] = verdict_of(run.outcome)
         bisection.verdicts = verdicts

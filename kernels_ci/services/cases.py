@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from config import linear_re
 from kernels_ci.backends import REGISTRY, describe, known_targets
-from kernels_ci.environments import PINNABLE, release
+from kernels_ci.environments import IMAGE_PINNED, PINNABLE, release, series
 from kernels_ci.extraction import extract
 from kernels_ci.models import ReproCase, script_sha256
 from triage.models import Comment, Issue
@@ -111,9 +111,9 @@ def case_approve(
 
 
 def command_arguments(args: str) -> dict:
-    """`/repro [TARGET ...] [backend=NAME] [runs=N] [triton=VERSION]`: a target is any one a
-    backend lists (gfx942, sm_90, cpu); a package that runners can pin, at a release number,
-    runs the attempt on that release too."""
+    """`/repro [TARGET ...] [backend=NAME] [runs=N] [triton=VERSION] [rocm=SERIES]`: a target
+    is any one a backend lists (gfx942, sm_90, cpu); a package that runners can pin, at a
+    release number (ROCm: a series), runs the attempt on that release too."""
     archs, options, versions = [], {}, {}
     targets = known_targets() | {"cpu"}
     for word in args.split()[:20]:
@@ -122,6 +122,8 @@ def command_arguments(args: str) -> dict:
             options[key] = value
         elif sep and key in PINNABLE and release(value):
             versions[key] = release(value)
+        elif sep and key in IMAGE_PINNED and series(value):
+            versions[key] = series(value)
         elif word in targets or linear_re.fullmatch(r"gfx[0-9a-f]{2,5}", word):
             archs.append(word)
     return {"archs": archs, "versions": versions, **options}

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from kernels_ci.backends import backends_available, descriptions
-from kernels_ci.environments import installed_versions
+from kernels_ci.environments import installed_versions, runner_rocm_version, series
 from kernels_ci.models import Runner
 from kernels_ci.sandbox import isolation_problem
 from kernels_ci.sandbox_root import tmpfs_bytes
@@ -22,10 +22,7 @@ logger = logging.getLogger(__name__)
 
 
 def rocm_version() -> str:
-    if settings.KERNELS_CI_ROCM_VERSION:
-        return settings.KERNELS_CI_ROCM_VERSION
-    info = Path("/opt/rocm/.info/version")
-    return info.read_text().strip() if info.exists() else ""
+    return runner_rocm_version()
 
 
 CPU_QUEUE = "repro.cpu"
@@ -158,7 +155,10 @@ def runner_register(*, name: str, queues: list[str], concurrency: int = 1) -> Ru
             "rocm_version": rocm_version(),
             "backends": [backend for backend, reason in available.items() if not reason],
             "queues": queues,
-            "versions": installed_versions(),
+            "versions": {
+                **installed_versions(),
+                **({"rocm": series(rocm_version())} if series(rocm_version()) else {}),
+            },
             "registered_at": timezone.now(),
             "last_heartbeat_at": timezone.now(),
             "consuming": True,

@@ -23,6 +23,7 @@ from django.utils import timezone
 from config import linear_re, session_locks
 from kernels_ci import environments
 from kernels_ci.backends import (
+    REGISTRY,
     UnknownBackend,
     backend_get,
     comparison_backends,
@@ -86,16 +87,21 @@ def _targets(case: ReproCase, backend: str, archs: list[str] | None) -> list[str
     return list(dict.fromkeys(wanted))
 
 
-def reporter_versions(case: ReproCase) -> dict[str, str]:
-    """The versions the attempt also runs on: a maintainer's /repro pins, else the reporter's
-    (from the environment extraction), as release numbers of pinnable packages."""
-    reported = {"triton": case.environment.get("triton_version", "")}
-    chosen = {**reported, **(case.pinned_versions or {})}
-    return {
-        package: environments.release(version)
-        for package, version in chosen.items()
-        if package in environments.PINNABLE and environments.release(version)
+def reporter_versions(case: ReproCase, backend: str = "") -> dict[str, str]:
+    """The versions an attempt also runs on: a maintainer's /repro pins, else the reporter's
+    (from the environment extraction), as release numbers (ROCm: its series) of what the
+    backend (the case's by default) can pin."""
+    reported = {
+        "triton": environments.release(case.environment.get("triton_version", "")),
+        "rocm": environments.series(case.environment.get("rocm_version", "")),
     }
+    pinned = {
+        package: _same_release(package, version)
+        for package, version in (case.pinned_versions or {}).items()
+    }
+    backend = backend or case.backend
+    pinnable = describe(backend).pins if backend in REGISTRY else ()
+    return {k: v for k, v in {**reported, **pinned}.items() if k in pinnable and v}
 
 
 def _current_versions(queue: str) -> dict[str, str]:
@@ -109,13 +115,21 @@ def _current_versions(queue: str) -> dict[str, str]:
     return dict(seen.pop()) if len(seen) == 1 else {}
 
 
+def _own_versions() -> dict[str, str]:
+    rocm = environments.series(environments.runner_rocm_version())
+    return {**environments.installed_versions(), **({"rocm": rocm} if rocm else {})}
+
+
+def _same_release(package: str, version: str) -> str:
+    return environments.series(version) if package == "rocm" else environments.release(version)
+
+
 def version_plans(case: ReproCase, backend: str, queue: str) -> list[dict]:
     """The version sets of a new attempt: the current ones ({}), and the reporter's where the
     backend can pin them and they are not what the queue's runners have."""
-    pinnable = set(describe(backend).pins)
-    wanted = {k: v for k, v in reporter_versions(case).items() if k in pinnable}
-    current = _current_versions(queue) or environments.installed_versions()  # no runner: ours
-    wanted = {k: v for k, v in wanted.items() if environments.release(current.get(k, "")) != v}
+    wanted = reporter_versions(case, backend)
+    current = _current_versions(queue) or _own_versions()  # no runner registered: this machine's
+    wanted = {k: v for k, v in wanted.items() if _same_release(k, current.get(k, "")) != v}
     return [{}, wanted] if wanted else [{}]
 
 
@@ -344,7 +358,8 @@ def _run_execute(*, run_id: int, runner_name: str, takeover: bool, dispatch: boo
             log=f"backend {run.backend} unavailable: {unavailable}",
         )
     try:
-        with environments.environment_in_use(run.versions) as environment:
+        pinnable = describe(run.backend).pins
+        with environments.environment_in_use(run.versions, pinnable=pinnable) as environment:
             run = _execute_on(run, case, module, environment, started, taken_over)
     except environments.EnvironmentUnavailable as exc:
         asked = ", ".join(f"{k} {v}" for k, v in sorted(run.versions.items()))
@@ -364,13 +379,15 @@ def _run_execute(*, run_id: int, runner_name: str, takeover: bool, dispatch: boo
     return run
 
 
-def expectation_of(case: ReproCase, *, versions: dict | None = None) -> Expectation:
+def expectation_of(
+    case: ReproCase, *, backend: str = "", versions: dict | None = None
+) -> Expectation:
     """What an attempt of the case is judged against: the reported symptom and quoted error."""
     return Expectation(
         symptom=case.symptom,
         detail=case.symptom_detail,
         error=ExpectedError.from_dict(case.expected_error),
-        reported_versions=reporter_versions(case),
+        reported_versions=reporter_versions(case, backend),
         versions=versions or {},
     )
 
@@ -382,6 +399,7 @@ def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun
         arch=run.arch,
         timeout_s=run_timeout_s(case),
         environment=environment.path,
+        image=environment.image,
     )
     notes = list(taken_over)
     if environment.path:
@@ -413,7 +431,7 @@ def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun
     executions = [module.execute(spec) for _ in range(run.runs_requested)]
     verdict = classify(
         [e.observation for e in executions],
-        expectation=expectation_of(case, versions=environment.versions),
+        expectation=expectation_of(case, backend=run.backend, versions=environment.versions),
     )
     notes += sorted({e.note for e in executions if e.note})
     assembly = next((e.assembly for e in executions if e.assembly), "")

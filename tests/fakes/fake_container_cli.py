@@ -7,7 +7,9 @@ command the image cannot run, the command's own status otherwise), and runs the 
 machine: `python3` is this Python (first on PATH), `/work` is the `--volume HOST:/work:ro` host
 directory, `sh -c` / `bash -c` run here with those substitutions.
 Every invocation is appended as JSON to $FAKE_CONTAINER_LOG; containers' pids live in
-$FAKE_CONTAINER_STATE so `kill NAME` can stop one.
+$FAKE_CONTAINER_STATE so `kill NAME` can stop one. $FAKE_CONTAINER_IMAGES (JSON: image -> its
+ENV, e.g. {"rocm/pytorch@sha256:...": {"ROCM_VERSION": "6.2.4"}}) stands for what differs
+between images: docker sets an image's ENV in its containers, under the `--env` flags.
 """
 
 import contextlib
@@ -85,6 +87,8 @@ def run(argv: list[str]) -> int:
         print(f"exec: {command[0]!r}: executable file not found in $PATH", file=sys.stderr)
         return 127
     env = {"PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "HOME": "/tmp"}
+    images = json.loads(os.environ.get("FAKE_CONTAINER_IMAGES") or "{}")
+    env.update(images.get(image, {}))
     env.update(dict(e.split("=", 1) for e in options.get("--env", [])))
     env["HOME"] = os.environ.get("TMPDIR", "/tmp")
     process = subprocess.Popen(command, env=env, cwd=host_work, start_new_session=True)

@@ -48,6 +48,7 @@ def test_the_repro_command_takes_any_backends_target_and_a_release_to_pin():
         "backend": "triton-nvidia-compile",
     }
     assert command_arguments("triton=latest torch=2.5.1 gfx1234")["versions"] == {}
+    assert command_arguments("rocm=6.2.1 gfx942")["versions"] == {"rocm": "6.2"}
     assert "sm_80" in known_targets()
 
 

@@ -118,3 +118,68 @@ def test_a_release_whose_interpreter_cannot_judge_is_an_infra_error_with_the_rea
     assert "a vector add for cpu" in pinned["detail"]
     assert "wrong_result" in pinned["detail"]  # its own check kernel computed a wrong sum
     assert ReproCase.objects.get(pk=case.pk).pinned_versions == {"triton": "3.1.0"}
+
+
+LADDER = {f"6.{n}": f"rocm/pytorch@sha256:{str(n) * 64}" for n in (1, 2, 3, 4)}
+NAN_REPORT = """`torch.sum` of a half tensor gives NaN on MI300X since I upgraded the driver:
+
+```python
+import os
+import torch
+
+# stands for what differs between the ROCm images: the library fixed in 6.3
+series = tuple(int(part) for part in os.environ["ROCM_VERSION"].split(".")[:2])
+values = torch.ones(4096, dtype=torch.float16)
+total = torch.tensor(float("nan")) if series < (6, 3) else values.float().sum()
+torch.testing.assert_close(total, torch.tensor(4096.0))
+```
+
+```
+AssertionError: Tensor-likes are not close!
+```
+
+ROCm 6.2.1, torch 2.5.1+rocm6.2, Ubuntu 22.04
+"""
+
+
+def test_a_gpu_runner_runs_the_reporters_rocm_and_bisects_over_its_images(
+    make, settings, container
+):
+    """The same ladder on a GPU runner: one image pinned by digest per ROCm series; the
+    container CLI stand-in gives each image its ROCM_VERSION, as an image's ENV does."""
+    settings.KERNELS_CI_ROCM_VERSION = "6.4.0"
+    settings.KERNELS_CI_ROCM_IMAGE = LADDER["6.4"]
+    settings.KERNELS_CI_ROCM_IMAGES = {k: v for k, v in LADDER.items() if k != "6.4"}
+    images = {image: {"ROCM_VERSION": f"{series}.0"} for series, image in LADDER.items()}
+    os.environ["FAKE_CONTAINER_IMAGES"] = json.dumps(images)
+    settings.KERNELS_CI_CONTAINER_ENV = [
+        *settings.KERNELS_CI_CONTAINER_ENV,
+        "FAKE_CONTAINER_IMAGES",
+    ]
+    try:
+        issue = make.issue(repository=make.repository("ROCm/ROCm"), number=6001, body=NAN_REPORT)
+        case = case_refresh(issue=issue)
+        assert case.backend == "rocm-container" and case.environment["rocm_version"] == "6.2.1"
+        rows = run_repro("ROCm/ROCm#6001", "--arch", "gfx942")
+    finally:
+        os.environ.pop("FAKE_CONTAINER_IMAGES", None)
+    by_series = {r["versions"]["rocm"]: r["outcome"] for r in rows}
+    assert by_series["6.4"] == "not_reproduced" and by_series["6.2"] == "reproduced"
+    bisection = Bisection.objects.get(case=case)
+    assert (bisection.package, bisection.releases) == ("rocm", ["6.2", "6.3", "6.4"])
+    assert bisection.result == "fixed in rocm 6.3: reproduced on 6.2, passes on 6.3"
+    used = [json.loads(line)["image"] for line in container.read_text().splitlines()]
+    assert set(used) == {LADDER["6.2"], LADDER["6.3"], LADDER["6.4"]}
+
+
+def test_a_series_the_runner_has_no_image_of_is_an_infra_error_with_the_reason(
+    make, settings, container
+):
+    settings.KERNELS_CI_ROCM_VERSION = "6.4.0"
+    settings.KERNELS_CI_ROCM_IMAGES = {"6.3": LADDER["6.3"]}
+    issue = make.issue(repository=make.repository("ROCm/ROCm"), number=6002, body=NAN_REPORT)
+    case_refresh(issue=issue)
+    rows = run_repro("ROCm/ROCm#6002", "--arch", "gfx942", "--no-follow-ups")
+    pinned = next(r for r in rows if r["pinned"])
+    assert pinned["outcome"] == "infra_error"
+    assert "no image for ROCm 6.2 (KERNELS_CI_ROCM_IMAGES has 6.3)" in pinned["detail"]

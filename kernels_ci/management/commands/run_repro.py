@@ -1,11 +1,12 @@
-"""python manage.py run_repro OWNER/NAME#N [--backend B] [--arch A] [--triton V] [--approve]
-[--json]
+"""python manage.py run_repro OWNER/NAME#N [--backend B] [--arch A] [--triton V] [--rocm S]
+[--approve] [--no-follow-ups] [--json]
 
 Re-extracts the issue's reproducer, optionally approves it (as you, on the command line), runs
 one attempt per target now, in this process and in the sandbox, and prints the outcomes; with
 what follows from them, as the runners would: the attempt on the reporter's Triton release (or
---triton's), the comparison with other vendors' targets for a compile error, and the bisection
-over the releases between two attempts that disagree (--no-follow-ups: only the first ones).
+--triton's; on a GPU runner its ROCm series' image, or --rocm's), the comparison with other
+vendors' targets for a compile error, and the bisection over the releases between two attempts
+that disagree (--no-follow-ups: only the first ones).
 """
 
 import json
@@ -15,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from kernels_ci import selectors
 from kernels_ci.backends import REGISTRY
-from kernels_ci.environments import release
+from kernels_ci.environments import release, series
 from kernels_ci.models import ReproRun
 from kernels_ci.services.cases import NoReproducer, case_approve, case_refresh
 from kernels_ci.services.runs import NotApproved, RunRequestError, run_execute, runs_queue
@@ -40,6 +41,10 @@ class Command(BaseCommand):
             help="also run on this Triton release (instead of the reporter's, e.g. 3.2.0)",
         )
         parser.add_argument(
+            "--rocm",
+            help="for rocm-container: also run on this ROCm series' image (KERNELS_CI_ROCM_IMAGES)",
+        )
+        parser.add_argument(
             "--no-follow-ups",
             action="store_true",
             help="run only the first attempts: no bisection, no further verification passes",
@@ -61,11 +66,14 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{issue.reference} has no reproducer (no Triton, torch or HIP block)"
             )
-        if options["triton"]:
-            wanted = release(options["triton"])
-            if not wanted:
-                raise CommandError(f"--triton {options['triton']!r} is not a release number")
-            case.pinned_versions = {"triton": wanted}
+        pins = {}
+        for package, read in (("triton", release), ("rocm", series)):
+            if options[package]:
+                pins[package] = read(options[package])
+                if not pins[package]:
+                    raise CommandError(f"--{package} {options[package]!r} is not a release number")
+        if pins:
+            case.pinned_versions = pins
             case.save(update_fields=["pinned_versions"])
         try:
             if options["approve"]:
