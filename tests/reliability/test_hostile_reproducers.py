@@ -14,7 +14,7 @@ from kernels_ci.models import ReproCase, ReproRun, Runner
 from kernels_ci.services.cases import case_approve, case_refresh
 from kernels_ci.services.runs import runs_queue
 from tests.kernels_ci.conftest import needs_namespaces  # noqa: F401  (a fixture)
-from tests.kernels_ci.factories import issue_body
+from tests.kernels_ci.factories import KERNELS, issue_body
 from tests.processes import wait_for
 from tests.reliability.conftest import record
 
@@ -116,7 +116,9 @@ def test_reproducers_that_fork_eat_memory_fill_the_disk_or_hang_are_stopped_and_
     runner.refresh_from_db()
     assert runner.healthy and runner.consuming and not runner.reason
 
-    ordinary = _queued_run(make, "print('all close')\n")
+    # an ordinary reproducer: a kernel that launches and computes the right thing (a pass counts
+    # only when a kernel ran)
+    ordinary = _queued_run(make, (KERNELS / "correct_mask.py").read_text(), timeout_s=60)
     _send(cluster, ordinary)
     ordinary = _done(ordinary)
     assert ordinary.runner_name == worker.hostname
