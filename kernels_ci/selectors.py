@@ -205,26 +205,22 @@ def case_scope(case: ReproCase) -> Scope | None:
         amd_specific = not others_fail
     parts = []
     for vendor, entries in sorted(failing.items(), key=lambda kv: kv[0] != "amd"):
-        where = _where(entries)
-        parts.append(
-            f"fails {where}" + (" only" if amd_specific and vendor == "amd" else "")
-            if vendor == "amd" or "amd" not in failing
-            else f"fails {where} too"
-        )
-    for _vendor, entries in sorted(passing.items()):
-        parts.extend(_passes(backend, arch) for backend, arch in entries)
+        also = " too" if vendor != "amd" and "amd" in failing else ""
+        only = " only" if vendor == "amd" and amd_specific else ""
+        parts.append(f"fails {_where(vendor, entries)}{only}{also}")
+    for vendor, entries in sorted(passing.items()):
+        parts.extend(_passes(vendor, backend, arch) for backend, arch in entries)
     route = settings.KERNELS_CI_AMD_BACKEND_COMPONENT if amd_specific else ""
     return Scope(text="; ".join(parts), amd_specific=amd_specific, route=route)
 
 
-def _where(entries: list[tuple[str, str]]) -> str:
-    interpreted = [arch for backend, arch in entries if arch == "cpu"]
-    targets = [arch for backend, arch in entries if arch != "cpu"]
-    words = [f"on {_joined(targets)}"] if targets else []
-    return " and ".join(words + (["in the interpreter"] if interpreted else []))
+def _where(vendor: str, entries: list[tuple[str, str]]) -> str:
+    if vendor == "cpu":  # the backends that run kernels on the CPU: the interpreter
+        return "in the interpreter"
+    return f"on {_joined([arch for _, arch in entries])}"
 
 
-def _passes(backend: str, arch: str) -> str:
-    if arch == "cpu":
+def _passes(vendor: str, backend: str, arch: str) -> str:
+    if vendor == "cpu":
         return "passes in the interpreter"
-    return f"compiles for {arch}" if not describe(backend).executes else f"passes on {arch}"
+    return f"passes on {arch}" if describe(backend).executes else f"compiles for {arch}"

@@ -177,8 +177,6 @@ def runs_queue(
         raise RunRequestError(str(exc)) from exc
     if not description.applies_to(case.language, case.uses_triton):
         raise RunRequestError(f"{backend} cannot run a {case.get_language_display()} reproducer")
-    count = runs or description.runs_per_attempt or case.runs_per_attempt
-    count = max(1, min(count or settings.KERNELS_CI_RUNS_PER_ATTEMPT, 50))
     if versions is not None and set(versions) - set(description.pins):
         raise RunRequestError(
             f"{backend} cannot run other versions of {', '.join(sorted(versions))}"
@@ -202,19 +200,20 @@ def runs_queue(
             if versions is None and purpose == ReproRun.Purpose.REPRO and reported_versions:
                 plans = version_plans(case, backend, queue)
             for plan in plans:
-                created.append(_queued(case, description, arch, plan, purpose, bisection, count))
+                created.append(_queued(case, description, arch, plan, purpose, bisection, runs))
         if dispatch:
             for run in created:
                 transaction.on_commit(lambda run=run: _dispatch(run))
     return created
 
 
-def _queued(case, description, arch, versions, purpose, bisection, count=0):
-    """One queued run (the caller holds the case's row lock: attempt numbers do not collide)."""
+def _queued(case, description, arch, versions, purpose, bisection, runs=None):
+    """One queued run of `runs` executions (else the backend's, the case's or the default
+    number); the caller holds the case's row lock, so attempt numbers do not collide."""
     last = ReproRun.objects.filter(case=case, arch=arch, backend=description.name).aggregate(
         n=Max("attempt")
     )["n"]
-    count = count or description.runs_per_attempt or case.runs_per_attempt
+    count = runs or description.runs_per_attempt or case.runs_per_attempt
     count = max(1, min(count or settings.KERNELS_CI_RUNS_PER_ATTEMPT, 50))
     soft, hard = attempt_time_limits(runs=count, timeout_s=run_timeout_s(case))
     return ReproRun.objects.create(
@@ -392,6 +391,23 @@ def expectation_of(
     )
 
 
+def _environment_problem(run: ReproRun, module, environment) -> str:
+    """Why a per-version environment cannot judge the run ('' when it can): its check kernel,
+    run by the run's backend on the backend's usual target (the run's own may be what the
+    report is about: a target a release does not know)."""
+    description = describe(run.backend)
+    target = (description.default_targets or description.target_list() or [run.arch])[0]
+
+    def check(script: str) -> str:
+        seen = module.execute(RunSpec(script, "python", target, 120, environment.path))
+        obs = seen.observation
+        if obs.kind == "pass" and (obs.launches or 0) > 0:
+            return ""
+        return f"{obs.kind} ({obs.signature or obs.message or 'no kernel ran'})"
+
+    return environments.canary_problem(environment, run.backend, target, check)
+
+
 def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun:
     spec = RunSpec(
         script=case.script,
@@ -405,20 +421,7 @@ def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun
     if environment.path:
         if environment.built_s is not None:
             notes.append(f"environment {environment.key} built in {environment.built_s:.1f} s")
-
-        description = describe(run.backend)
-        # on the backend's usual target: the run's own may be what the report is about (a
-        # target a release does not know)
-        canary_target = (description.default_targets or description.target_list() or [run.arch])[0]
-
-        def check(script: str) -> str:
-            spec = RunSpec(script, "python", canary_target, 120, environment.path)
-            seen = module.execute(spec)
-            obs = seen.observation
-            ran = obs.kind == "pass" and (obs.launches or 0) > 0
-            return "" if ran else f"{obs.kind} ({obs.signature or obs.message or 'no kernel ran'})"
-
-        problem = environments.canary_problem(environment, run.backend, canary_target, check)
+        problem = _environment_problem(run, module, environment)
         if problem:
             return run_finish(
                 run=run,
