@@ -1,4 +1,6 @@
-"""Backfill throughput: GitHub emulator -> PyGithub -> triage.services.sync -> Postgres or SQLite.
+"""Backfill throughput: GitHub emulator -> PyGithub -> our GitHub sync -> Postgres or SQLite.
+
+The sync is triage.sources.github.sync.
 
 Measures, for one repository of N issues (every 10th a pull request) and K comments per issue:
 - issues/s end to end: issues (and PRs) stored / wall time of `repository_sync` (the issues,
@@ -58,9 +60,9 @@ def _worker(args: argparse.Namespace) -> None:
     from django.db import connection
 
     from triage.models import Issue, SyncState
-    from triage.services import sync
-    from triage.services.ingest import repository_get_or_create
-    from triage.sources.github import GitHubSource
+    from triage.sources.github import sync
+    from triage.sources.github.client import GitHubSource
+    from triage.sources.github.ingest import repository_get_or_create
 
     class TimedSource(GitHubSource):
         """The real source; also sums the wall time spent waiting for GitHub's answers."""

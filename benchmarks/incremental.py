@@ -45,8 +45,8 @@ def _worker(args: argparse.Namespace) -> None:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
-    from triage.services import sync
-    from triage.services.ingest import repository_get_or_create
+    from triage.sources.github import sync
+    from triage.sources.github.ingest import repository_get_or_create
 
     repository = repository_get_or_create(full_name=REPO)
     report = sync.repository_sync(repository=repository)

@@ -121,7 +121,7 @@ def _percentile(sorted_values: list[float], fraction: float) -> float:
 
 def enqueued_deliveries(broker, queue: str = "ingest", settle: float = 1.0) -> tuple[int, list]:
     """(messages, delivery ids) on the queue: the web processes send their deliveries in batches
-    (triage/services/webhooks.py), so this waits `settle` seconds for the last batch first."""
+    (triage/sources/github/webhooks.py), so this waits `settle` seconds for the last batch first."""
     import base64
 
     time.sleep(settle)

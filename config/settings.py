@@ -290,7 +290,8 @@ CELERY_RESULT_EXPIRES = 3600
 # Redis redelivers an unacknowledged task after this: also how long the task of a worker killed
 # mid-task (SIGKILL, the OOM killer) waits before another worker runs it. A rate-limited sync
 # waits up to an hour for GitHub's reset, and its countdowns stay under 90% of this
-# (triage/services/sync.py). Every worker looks for expired tasks a quarter of it apart (<= 10 s).
+# (triage/sources/github/sync.py). Every worker looks for expired tasks a quarter of it apart
+# (<= 10 s).
 TASK_VISIBILITY_TIMEOUT_S = int(os.environ.get("TASK_VISIBILITY_TIMEOUT_S", "7200"))
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": TASK_VISIBILITY_TIMEOUT_S,
@@ -317,7 +318,7 @@ GITHUB_TOKEN = os.environ.get("GITHUB_TOKEN", "")
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/")
 GITHUB_WEBHOOK_SECRET = os.environ.get("GITHUB_WEBHOOK_SECRET", "")
 # A GitHub App (its id and PEM private key): the App's own endpoints, today its webhook's
-# deliveries, which the redelivery job reads with a JWT (triage/services/webhook_redelivery.py).
+# deliveries, which the redelivery job reads with a JWT (triage/sources/github/redelivery.py).
 GITHUB_APP_ID = os.environ.get("GITHUB_APP_ID", "")
 GITHUB_APP_PRIVATE_KEY = os.environ.get("GITHUB_APP_PRIVATE_KEY", "")
 GITHUB_REPOS = env_list("GITHUB_REPOS")

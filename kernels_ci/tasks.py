@@ -15,7 +15,7 @@ from celery.signals import beat_init
 
 from kernels_ci.models import ReproRun
 from kernels_ci.services import cases, comments, runners, runs, verification
-from triage.sources.github import RateLimited, TransientGitHubError
+from triage.sources.github.client import RateLimited, TransientGitHubError
 
 
 @beat_init.connect

@@ -307,7 +307,8 @@ class WebhookDelivery(models.Model):
     action = models.CharField(max_length=64, blank=True, default="")
     hook_id = models.CharField(max_length=32, blank=True, default="")
     # X-GitHub-Hook-Installation-Target-Type and -ID: repository, organization or integration (a
-    # GitHub App), and its id; which API lists the hook's deliveries (webhook_redelivery.py).
+    # GitHub App), and its id; which API lists the hook's deliveries
+    # (triage/sources/github/redelivery.py).
     hook_target_type = models.CharField(max_length=32, blank=True, default="")
     hook_target_id = models.CharField(max_length=32, blank=True, default="")
     repository_full_name = models.CharField(max_length=201, blank=True, default="")

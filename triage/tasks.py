@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from triage import pipeline
 from triage.models import Repository, SavedSearch
-from triage.services import social, spikes, sync, tracking, webhook_redelivery, webhooks
-from triage.sources.github import RateLimited, TransientGitHubError
-from triage.sources.x import XNotConfigured, XRateLimited, XUnavailable
+from triage.services import social, spikes, tracking
+from triage.sources.github import redelivery, sync, webhooks
+from triage.sources.github.client import RateLimited, TransientGitHubError
+from triage.sources.x.client import XNotConfigured, XRateLimited, XUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -137,8 +138,8 @@ def prune_webhook_deliveries() -> int:
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def redeliver_failed_webhook_deliveries() -> str:
     """Every 5 minutes from beat: ask GitHub again for the deliveries it recorded as failed
-    and we never stored (webhook_redelivery.py; each guid at most once, also across retries)."""
-    return webhook_redelivery.failed_deliveries_redeliver().summary()
+    and we never stored (redelivery.py; each guid at most once, also across retries)."""
+    return redelivery.failed_deliveries_redeliver().summary()
 
 
 @beat_init.connect

@@ -21,7 +21,7 @@ from kernels_ci.models import Bisection, ReproRun
 from kernels_ci.selectors import case_scope
 from kernels_ci.services.verification import verification_of_runs
 from triage.models import RepositoryFormerName
-from triage.sources.github import (
+from triage.sources.github.client import (
     GitHubError,
     RateLimited,
     TransientGitHubError,

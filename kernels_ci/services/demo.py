@@ -22,7 +22,7 @@ from kernels_ci.models import ReproCase
 from kernels_ci.services.cases import case_approve, case_refresh
 from kernels_ci.services.runs import run_execute, runs_queue
 from triage.models import Issue
-from triage.services import ingest
+from triage.sources.github import ingest
 
 REPOSITORY = "rocm-demo/triton-kernels"
 KERNELS = Path(__file__).resolve().parent.parent / "fixtures" / "kernels"

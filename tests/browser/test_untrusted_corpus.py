@@ -19,7 +19,7 @@ from tests.browser.conftest import log_in
 from tests.conftest import user_with_role
 from tests.security.corpus import SCRIPTS, SEARCHES, SQLISH, corpus_ingest, github_comment
 from triage.models import Issue
-from triage.services import ingest
+from triage.sources.github import ingest
 
 ALL_VECTORS = 900  # the issue whose body holds every script vector, one comment each too
 

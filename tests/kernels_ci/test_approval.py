@@ -10,7 +10,7 @@ from kernels_ci.models import ReproCase, ReproRun
 from kernels_ci.services.cases import case_approve, case_refresh, cases_refresh
 from kernels_ci.services.runs import NotApproved, run_execute, runs_queue
 from tests.kernels_ci.factories import issue_body
-from triage.services import webhooks
+from triage.sources.github import webhooks
 
 
 def test_nothing_runs_unapproved(make):

@@ -9,7 +9,7 @@ from kernels_ci.services.comments import run_comment_post
 from kernels_ci.services.runs import run_finish, runs_queue
 from tests.fakes.github_api import github_for_settings
 from tests.kernels_ci.factories import issue_body
-from triage.sources.github import TransientGitHubError
+from triage.sources.github.client import TransientGitHubError
 
 REPO = "ROCm/triton"
 

@@ -173,7 +173,8 @@ def corpus_ingest(*, repository) -> dict:
 
     Returns {"issues": {name: number}, "searchable": {search name: number}, "posts": {name: x_id}}.
     """
-    from triage.services import ingest, social
+    from triage.services import social
+    from triage.sources.github import ingest
 
     texts = hostile_texts()
     issues, searchable, items, comments = {}, {}, [], []

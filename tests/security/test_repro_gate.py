@@ -33,7 +33,8 @@ from tests.fakes.github_api import GitHubEmulator
 from tests.fakes.github_webhooks import delivery_headers
 from tests.kernels_ci.conftest import needs_namespaces  # noqa: F401  (a fixture)
 from tests.kernels_ci.factories import issue_body
-from triage.services import classification_schedule, social, sync, tracking
+from triage.services import classification_schedule, social, tracking
+from triage.sources.github import sync
 
 SECRET = "gate-webhook-secret"
 REPO = "ROCm/triton"

@@ -165,7 +165,7 @@ def test_the_debug_error_page_hides_every_secret(settings, rf):
     hold the token, with the environment in request.META as runserver puts it there."""
     from django.views.debug import technical_500_response
 
-    from triage.sources.github import GitHubSource
+    from triage.sources.github.client import GitHubSource
 
     settings.DEBUG = True
     settings.GITHUB_TOKEN, settings.X_BEARER_TOKEN = GITHUB_TOKEN, X_TOKEN

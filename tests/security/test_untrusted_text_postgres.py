@@ -17,7 +17,8 @@ from tests.fakes.github_api import GitHubEmulator
 from tests.fakes.x_api import XEmulator
 from tests.security.corpus import HOSTILE_LABELS, SEARCHES, hostile_texts, html_problems
 from triage.models import Comment, Issue, Post, SavedSearch
-from triage.services import social, sync, tracking
+from triage.services import social, tracking
+from triage.sources.github import sync
 
 # Plain `db`: the pipeline's tasks are enqueued on commit, so none leave this test's transaction.
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]

@@ -8,7 +8,8 @@ from django.test import Client
 from classifiers import artifacts
 from tests.triage.classification_data import labelled_issues
 from triage.models import Comment, IssuePrediction, PredictionCorrection
-from triage.services import classification, ingest, training_data
+from triage.services import classification, training_data
+from triage.sources.github import ingest
 
 pytestmark = pytest.mark.django_db
 

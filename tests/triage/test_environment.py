@@ -3,7 +3,8 @@
 import pytest
 
 from triage.models import IssuePrediction
-from triage.services import classification, ingest
+from triage.services import classification
+from triage.sources.github import ingest
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from triage.models import Issue
-from triage.services import ingest
+from triage.sources.github import ingest
 
 
 def item(**fields):

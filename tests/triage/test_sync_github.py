@@ -10,8 +10,9 @@ from django.core.management.base import CommandError
 
 from tests.fakes.github_api import GitHubEmulator, github_for_settings
 from triage.models import Comment, Issue, Label, Person, Repository, SyncState
-from triage.services import sync, tracking
-from triage.sources.github import GitHubSource, RateLimited
+from triage.services import tracking
+from triage.sources.github import sync
+from triage.sources.github.client import GitHubSource, RateLimited
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

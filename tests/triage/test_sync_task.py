@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from tests.fakes.github_api import github_for_settings
 from triage.models import Issue, SyncState
-from triage.services import sync, tracking
-from triage.sources.github import TransientGitHubError
+from triage.services import tracking
+from triage.sources.github import sync
+from triage.sources.github.client import TransientGitHubError
 from triage.tasks import TRANSIENT_RETRIES, sync_repository
 
 pytestmark = pytest.mark.django_db(transaction=True)

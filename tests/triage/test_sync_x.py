@@ -18,7 +18,7 @@ from tests.fakes.x_api import XEmulator
 from triage import tasks
 from triage.models import Post, SavedSearch, XAuthor
 from triage.services import social
-from triage.sources.x import XError, XRateLimited, XSource, XUnavailable
+from triage.sources.x.client import XError, XRateLimited, XSource, XUnavailable
 
 pytestmark = pytest.mark.django_db
 

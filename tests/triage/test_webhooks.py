@@ -155,7 +155,7 @@ def test_a_batch_from_a_web_process_processes_each_delivery_once_in_order():
 def test_the_retention_job_deletes_old_processed_and_ignored_deliveries_and_keeps_the_rest(
     client, settings
 ):
-    from triage.services.webhooks import deliveries_prune
+    from triage.sources.github.webhooks import deliveries_prune
     from triage.tasks import prune_webhook_deliveries
 
     assert deliver(client, "issues__opened", delivery_id="kept-effects").status_code == 202

@@ -1,5 +1,5 @@
 """Deliveries GitHub recorded as failed are asked for again, GitHub's way, once per guid
-(triage/services/webhook_redelivery.py).
+(triage/services/redelivery.py).
 
 GitHub is the emulator (tests/fakes/github_api.py, github_hooks.py), reached by the real
 PyGithub; it delivers over HTTP to this service's webhook on pytest-django's live server, signs
@@ -20,7 +20,8 @@ from tests.fakes.github_api import github_for_settings
 from tests.fakes.github_hooks import app_key_pair
 from tests.fakes.github_webhooks import fixture_payload
 from triage.models import Issue, Repository, WebhookDelivery, WebhookRedelivery
-from triage.services import tracking, webhook_redelivery
+from triage.services import tracking
+from triage.sources.github import redelivery
 from triage.tasks import redeliver_failed_webhook_deliveries
 
 SECRET = "redelivery-test-secret"
@@ -57,7 +58,7 @@ def attempts_asked(github) -> list[str]:
 
 
 def redeliver():
-    report = webhook_redelivery.failed_deliveries_redeliver()
+    report = redelivery.failed_deliveries_redeliver()
     return report
 
 

@@ -11,7 +11,8 @@ from django.core.management.base import CommandError
 from tests.fakes.github_api import github_for_settings
 from tests.triage.classification_data import labelled_issues
 from triage.models import IssuePrediction, LabelWriteback, PredictionCorrection
-from triage.services import ingest, writeback
+from triage.services import writeback
+from triage.sources.github import ingest
 
 REPO = "ROCm/ROCm"
 

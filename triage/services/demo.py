@@ -12,7 +12,8 @@ from django.db import transaction
 
 from classifiers import datasets, training
 from triage.models import Post, SavedSearch
-from triage.services import ingest, post_understanding, priority, social, spikes
+from triage.services import post_understanding, priority, social, spikes
+from triage.sources.github import ingest
 
 DEMO_DATA = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "github.json.gz"
 PAGE = 100

@@ -37,8 +37,8 @@ from triage.models import (
     XAuthor,
 )
 from triage.services import priority
-from triage.services.ingest import parse_timestamp, storable_text
-from triage.sources.x import (
+from triage.sources.github.ingest import parse_timestamp, storable_text
+from triage.sources.x.client import (
     XSource,
     recent_start_time,
     since_id_usable,

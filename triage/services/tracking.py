@@ -17,8 +17,8 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from config import beat_schedules
 from triage.models import Repository, RepositoryFormerName
-from triage.services import ingest
-from triage.services.ingest import repository_get_or_create
+from triage.sources.github import ingest
+from triage.sources.github.ingest import repository_get_or_create
 
 SYNC_TASK = "triage.tasks.sync_repository"
 

@@ -7,7 +7,8 @@ retries), `delivery_accept` keeps the verified delivery here and the view answer
 One file per delivery id: written under tmp/, fsynced, linked into ready/ (never over a file
 already there, so a redelivery of a spooled id is spooled once) and the directory fsynced, all
 before the answer. The spool is bounded (WEBHOOK_SPOOL_MAX_BYTES): past it the view answers 503,
-which GitHub records as a failure that the redelivery job (webhook_redelivery.py) asks for again.
+which GitHub records as a failure that the redelivery job (triage/sources/github/redelivery.py)
+asks for again.
 
 `spool_drain` moves the files into the database through the ordinary store, unique by delivery
 id (a spooled delivery stored meanwhile, by a redelivery, is a duplicate, not a second delivery),
@@ -42,7 +43,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 
 from config import linear_re
-from triage.services import webhooks
+from triage.sources.github import webhooks
 
 logger = logging.getLogger(__name__)
 

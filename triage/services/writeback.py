@@ -37,8 +37,9 @@ from triage.models import (
     PredictionCorrection,
     Repository,
 )
-from triage.services import ingest, training_data
-from triage.sources.github import GitHubError, GitHubSource, RateLimited
+from triage.services import training_data
+from triage.sources.github import ingest
+from triage.sources.github.client import GitHubError, GitHubSource, RateLimited
 
 logger = logging.getLogger(__name__)
 

@@ -9,8 +9,9 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from triage.models import Repository
-from triage.services import sync, tracking
-from triage.sources.github import GitHubError, GitHubSource, RateLimited
+from triage.services import tracking
+from triage.sources.github import sync
+from triage.sources.github.client import GitHubError, GitHubSource, RateLimited
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from triage.models import SavedSearch
 from triage.services import social
-from triage.sources.x import XError, XRateLimited
+from triage.sources.x.client import XError, XRateLimited
 
 
 class Command(BaseCommand):

@@ -188,7 +188,7 @@ def issue_comment_create(*, full_name: str, number: int, body: str) -> dict:
     return {"id": comment.id, "html_url": comment.html_url}
 
 
-# --- webhooks: the hooks' deliveries and their redelivery (triage/services/webhook_redelivery.py)
+# --- webhooks: the hooks' deliveries and their redelivery (triage/sources/github/redelivery.py)
 
 
 @dataclass(frozen=True)

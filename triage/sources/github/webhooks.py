@@ -29,7 +29,8 @@ from django.utils import timezone
 
 from config import session_locks
 from triage.models import Issue, Repository, WebhookDelivery
-from triage.services import batching, ingest, tracking
+from triage.services import batching, tracking
+from triage.sources.github import ingest
 
 logger = logging.getLogger(__name__)
 

@@ -36,9 +36,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from triage.models import Repository, WebhookDelivery, WebhookRedelivery
-from triage.services import sync, webhooks
-from triage.sources import github as github_source
-from triage.sources.github import GitHubError, HookAddress, RateLimited, TransientGitHubError
+from triage.sources.github import client as github_source
+from triage.sources.github import sync, webhooks
+from triage.sources.github.client import GitHubError, HookAddress, RateLimited, TransientGitHubError
 
 logger = logging.getLogger(__name__)
 

@@ -55,8 +55,9 @@ from django.utils import timezone
 from config import session_locks
 from triage import pipeline
 from triage.models import Issue, Repository, SyncState
-from triage.services import ingest, tracking
-from triage.sources.github import GitHubError, GitHubSource, RateLimited
+from triage.services import tracking
+from triage.sources.github import ingest
+from triage.sources.github.client import GitHubError, GitHubSource, RateLimited
 
 logger = logging.getLogger(__name__)
 
