@@ -34,9 +34,9 @@ django.setup()
 from classifiers import training
 from triage.models import Issue, Post, PostIssueLink, SavedSearch
 from triage.services import demo, social
-from triage import pipeline
-pipeline.AFTER_ISSUES_CHANGED = []  # the benchmark times posts, not the issue pipeline
-pipeline.AFTER_COMMENTS_CHANGED = []
+from config import wiring
+wiring.AFTER_ISSUES_CHANGED = []  # the benchmark times posts, not the issue pipeline
+wiring.AFTER_COMMENTS_CHANGED = []
 demo.demo_load()
 with open(os.environ["SENTI_CSV"], newline="", encoding="utf-8") as handle:
     rows = [r for r in csv.DictReader(handle) if r.get("text") and r.get("label")]

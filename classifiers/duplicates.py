@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from classifiers import features
+from classifiers.entries import ModelEntry
 from classifiers.text_classifier import TrainingDataError
 
 MIN_SCORE = 0.2
@@ -136,3 +137,7 @@ class DuplicateIndex:
         index.vectorizer, index.matrix = state["vectorizer"], state["matrix"]
         index.ids, index.cv_metrics = list(state["ids"]), dict(state.get("cv_metrics") or {})
         return index
+
+
+# Its line in the registry (config/wiring.py's CLASSIFIER_MODELS names it).
+ENTRY = ModelEntry(DuplicateIndex, predicts="similar", correction="reference")

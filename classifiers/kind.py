@@ -1,5 +1,6 @@
 """kind: what a report is (bug, feature, question, docs, performance), from title and body."""
 
+from classifiers.entries import ModelEntry
 from classifiers.text_classifier import TextClassifier
 
 LABELS = ("bug", "feature", "question", "docs", "performance")
@@ -14,3 +15,14 @@ class KindClassifier(TextClassifier):
     # each repository's own model, with the other repositories' issues at a lower weight
     per_repository = True
     other_repositories_setting = "CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT"
+
+
+# Its line in the registry (config/wiring.py's CLASSIFIER_MODELS names it).
+ENTRY = ModelEntry(
+    KindClassifier,
+    correction="choice",
+    page=True,
+    queue_key="a",
+    triaged=True,
+    writes_labels=True,
+)

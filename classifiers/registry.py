@@ -1,7 +1,8 @@
 """The classifier registry: the one place that knows each model's facts.
 
-A model is a module of its own (classifiers/kind.py ...) holding its class; its line in ENTRIES
-says what the rest of the service needs to know of it, and triage and releases ask here:
+A model is a module of its own (classifiers/kind.py ...) holding its class and its ENTRY (a
+classifiers.entries.ModelEntry), which says what the rest of the service needs to know of it;
+config/wiring.py's CLASSIFIER_MODELS lists the entries, and triage and releases ask here:
 
 - `labels`: its classes (empty: they come from the training data, as component's do);
 - `predicts`: "issue" (every issue gets one, classified in one batch with the others),
@@ -22,20 +23,17 @@ says what the rest of the service needs to know of it, and triage and releases a
   those it `follows` are predicted again when a triager corrects one of them (the severity
   follows from the symptom).
 
-A new model is a model file, a line in ENTRIES and its tests.
+A new model is a model file (its class and its ENTRY), a line in CLASSIFIER_MODELS and its tests.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from django.utils.module_loading import import_string
 
-from classifiers.component import ComponentClassifier
-from classifiers.duplicates import DuplicateIndex
-from classifiers.kind import KindClassifier
-from classifiers.sentiment import SentimentClassifier
-from classifiers.severity import SeverityClassifier
-from classifiers.symptom import SymptomClassifier
-from config import linear_re
+from classifiers.entries import ModelEntry
+from config import linear_re, wiring
+
+__all__ = ["ENTRIES", "MODELS", "ModelEntry", "entry", "label_validate", "model_class", "names"]
 
 COMPONENT_NAME = linear_re.compile(r"[\w .+/-]{1,100}")
 REFERENCE = linear_re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d{1,9})$")
@@ -49,55 +47,8 @@ class InvalidLabel(ValueError):
     """A triager's label that the model does not take (the message says what it takes)."""
 
 
-@dataclass(frozen=True)
-class ModelEntry:
-    cls: type
-    predicts: str = "issue"
-    correction: str = ""
-    trained_from_database: bool = True
-    page: bool = False
-    queue_key: str = ""
-    triaged: bool = False
-    writes_labels: bool = False
-
-    @property
-    def name(self) -> str:
-        return self.cls.name
-
-    @property
-    def labels(self) -> tuple[str, ...]:
-        return tuple(getattr(self.cls, "labels", ()))
-
-    @property
-    def choices(self) -> tuple[str, ...]:
-        """What a triager picks from ("" for a free name or a reference)."""
-        return self.labels if self.correction == "choice" else ()
-
-
 ENTRIES: dict[str, ModelEntry] = {
-    entry.name: entry
-    for entry in (
-        ModelEntry(
-            KindClassifier,
-            correction="choice",
-            page=True,
-            queue_key="a",
-            triaged=True,
-            writes_labels=True,
-        ),
-        ModelEntry(
-            ComponentClassifier,
-            correction="name",
-            page=True,
-            queue_key="m",
-            triaged=True,
-            writes_labels=True,
-        ),
-        ModelEntry(SymptomClassifier, correction="choice", page=True, queue_key="s", triaged=True),
-        ModelEntry(SeverityClassifier, correction="choice", page=True, queue_key="v", triaged=True),
-        ModelEntry(DuplicateIndex, predicts="similar", correction="reference"),
-        ModelEntry(SentimentClassifier, predicts="text"),
-    )
+    entry.name: entry for entry in (import_string(path) for path in wiring.CLASSIFIER_MODELS)
 }
 MODELS: dict[str, type] = {name: entry.cls for name, entry in ENTRIES.items()}
 

@@ -1,6 +1,7 @@
 """sentiment: negative / neutral / positive, for comments and social posts."""
 
 from classifiers import features
+from classifiers.entries import ModelEntry
 from classifiers.text_classifier import TextClassifier
 
 LABELS = ("negative", "neutral", "positive")
@@ -22,3 +23,7 @@ class SentimentClassifier(TextClassifier):
     def build_features(self):
         # short texts: keep rare words and char n-grams ("!!", ":(" ...)
         return features.word_and_char_tfidf(word_min_df=1, char_min_df=1, char_ngrams=(2, 5))
+
+
+# Its line in the registry (config/wiring.py's CLASSIFIER_MODELS names it).
+ENTRY = ModelEntry(SentimentClassifier, predicts="text")

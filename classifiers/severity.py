@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from classifiers.entries import ModelEntry
 from classifiers.extraction import environment_extract
 from classifiers.facts import IssueFacts, Reach
 from classifiers.symptom import FAILURES, MIN_CORRECTIONS_TO_OVERRULE, symptom_read
@@ -309,3 +310,7 @@ def _setting_tiers() -> dict:
         return dict(getattr(settings, "SEVERITY_HARDWARE_TIERS", {}) or {})
     except ImproperlyConfigured:  # used outside a configured Django project
         return {}
+
+
+# Its line in the registry (config/wiring.py's CLASSIFIER_MODELS names it).
+ENTRY = ModelEntry(SeverityClassifier, correction="choice", page=True, queue_key="v", triaged=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from classifiers.entries import ModelEntry
 from classifiers.extraction import form_sections
 from classifiers.facts import IssueFacts
 from classifiers.markdown_blocks import code_blocks, text_without
@@ -451,3 +452,7 @@ class SymptomClassifier(TextClassifier):
     def rules_predict(facts: IssueFacts, model: Prediction | None, corrections: int) -> Prediction:
         reading = symptom_read(facts.title, facts.body, facts.labels)
         return symptom_predict(reading, model, corrections=corrections)
+
+
+# Its line in the registry (config/wiring.py's CLASSIFIER_MODELS names it).
+ENTRY = ModelEntry(SymptomClassifier, correction="choice", page=True, queue_key="s", triaged=True)

@@ -1,8 +1,9 @@
 """The crontab jobs an app schedules in django-celery-beat, installed when beat starts.
 
-Each app lists its jobs (kernels_ci/schedules.py, releases/schedules.py) and installs them from a
-`beat_init` handler, as triage does its own: a database flushed or restored without them (a test
-database, a restore of the data tables only) gets them back the next time beat starts. Installing
+Each app lists its jobs (kernels_ci/schedules.py, releases/schedules.py) and a function that
+installs them; config/wiring.py's BEAT_START names those functions, and beat runs them all when it
+starts (config/celery.py): a database flushed or restored without them (a test database, a
+restore of the data tables only) gets them back the next time beat starts. Installing
 is idempotent and leaves an existing entry alone, so an admin's change to a schedule, or a job
 disabled in the admin, stays as it is (disable a job rather than delete it).
 """

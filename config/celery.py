@@ -3,13 +3,22 @@
 import os
 
 from celery import Celery
-from celery.signals import after_setup_logger, after_setup_task_logger
+from celery.signals import after_setup_logger, after_setup_task_logger, beat_init
+
+from config import wiring
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("rocm_triage")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@beat_init.connect
+def beat_jobs_install(**kwargs) -> None:
+    """Every app's beat jobs (wiring.BEAT_START), each time beat starts (beat_schedules.py)."""
+    for dotted in wiring.BEAT_START:
+        wiring.load(dotted)()
 
 
 @after_setup_logger.connect

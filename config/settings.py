@@ -424,44 +424,8 @@ ROLES = {
     "admins": ["*"],
 }
 
-# --- Demo data: `load_demo` runs these in order (each app adds its part of the story) -----------
-DEMO_LOADERS = [
-    "triage.services.demo.demo_load",
-    # trains the models (sentiment from a bundled synthetic set) before the posts arrive, so
-    # posts get their sentiment and suggested issue links
-    "triage.services.classification.demo_train_and_classify",
-    "triage.services.demo.demo_posts_load",
-    "kernels_ci.services.demo.demo_load",
-    "releases.services.demo.demo_load",
-    "triage.services.demo.demo_prioritize",  # last: every stage's priority parts in place
-]
-
-# --- Issue page panels: later stages add theirs (predictions, fix chain, repro runs, posts) -----
-# Each is a dotted path to `panel(*, issue, request) -> triage.panels.Panel | None`.
-ISSUE_PANELS: list[str] = [
-    "triage.panels_classification.classification_panel",
-    "kernels_ci.panels.repro_panel",
-    "triage.views_social.linked_posts_panel",
-    "releases.panels.fixed_in_panel",
-]
-
-# --- Home and settings page panels: `panel(*, request) -> triage.panels.Panel | None` ----------
-HOME_PANELS: list[str] = [
-    "triage.panels_home.triage_panel",
-    "releases.home_panels.next_train_panel",
-    "kernels_ci.home_panels.repro_panel",
-    "triage.panels_home.social_panel",
-    "triage.panels_home.models_panel",
-    "triage.panels_home.activity_panel",
-]
-# The triage queue: filters and per-row cells that later stages provide (kernels_ci: repros).
-QUEUE_FILTERS: dict[str, str] = {"has_repro": "kernels_ci.selectors.issue_ids_with_reproducer"}
-QUEUE_ROW_CELLS: list[str] = ["kernels_ci.panels.queue_repro_cells"]
-SETTINGS_PANELS: list[str] = [
-    "triage.panels_home.repositories_settings_panel",
-    "triage.panels_home.saved_searches_settings_panel",
-    "releases.home_panels.series_settings_panel",
-]
+# --- Extension lists (pipeline steps, priority parts, page panels, beat jobs, demo loaders,
+# classifier models, repro backends): config/wiring.py, the one place that lists them.
 
 # --- Classifiers (issue 3) ----------------------------------------------------------------------
 CLASSIFIER_ARTIFACT_DIR = Path(os.environ.get("CLASSIFIER_ARTIFACT_DIR", VAR_DIR / "models"))
@@ -484,11 +448,6 @@ PRIORITY_WEIGHTS: dict = {}
 # Severity's hardware tiers: {"gfx target" or a GPU name's words: "datacenter" | "consumer" |
 # "unsupported"}, merged over classifiers/severity.py's defaults (ROCm's support matrix).
 SEVERITY_HARDWARE_TIERS: dict = {}
-# Later stages' priority parts: dotted paths to `fn(*, issue_ids: list[int]) -> {issue id:
-# (points, why)}`; their sum is the "release_train" part (kept within 0..release_train_max).
-PRIORITY_EXTRA_PARTS: list[str] = [
-    "releases.selectors.priority_train_closeness",  # train 7.9 cuts in 3 days
-]
 # Label write-back (per repository, off by default): predictions at least this confident.
 CLASSIFIER_WRITEBACK_MIN_CONFIDENCE = float(
     os.environ.get("CLASSIFIER_WRITEBACK_MIN_CONFIDENCE", "0.9")

@@ -11,18 +11,10 @@ from __future__ import annotations
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import beat_init
 
 from kernels_ci.models import ReproRun
 from kernels_ci.services import cases, comments, runners, runs, verification
 from triage.sources.github.client import RateLimited, TransientGitHubError
-
-
-@beat_init.connect
-def install_kernels_ci_schedules(**kwargs) -> None:
-    from kernels_ci import schedules
-
-    schedules.schedules_install()
 
 
 @shared_task(name="kernels_ci.tasks.cases_refresh", acks_late=True)

@@ -1,24 +1,17 @@
 """Celery tasks of releases (queue `releases`): thin, they take ids and call one service.
 
-Beat schedules (releases/schedules.py, installed when beat starts; editable in the admin):
+Beat schedules (releases/schedules.py, installed when beat starts through config/wiring.py's
+BEAT_START; editable in the admin):
 punt_due_trains hourly, snapshot_trains hourly, retrain_forecast nightly."""
 
 from __future__ import annotations
 
 from celery import shared_task
-from celery.signals import beat_init
 
 from releases.services.burndown import trains_snapshot
 from releases.services.fixes import fix_links_sync_ids
 from releases.services.forecast import forecasts_retrain
 from releases.services.punting import trains_punt_due
-
-
-@beat_init.connect
-def install_release_schedules(**kwargs) -> None:
-    from releases import schedules
-
-    schedules.schedules_install()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)

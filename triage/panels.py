@@ -1,17 +1,16 @@
 """Sections that later stages add to triage's pages, without triage importing them.
 
-settings.ISSUE_PANELS lists dotted paths of functions `panel(*, issue, request) -> Panel | None`;
-the issue page renders each returned panel's template with its context, in that order.
-settings.HOME_PANELS and settings.SETTINGS_PANELS do the same for the home page ("what needs a
-maintainer today") and the settings page, with functions `panel(*, request) -> Panel | None`.
+config/wiring.py's ISSUE_PANELS lists dotted paths of functions
+`panel(*, issue, request) -> Panel | None`; the issue page renders each returned panel's template
+with its context, in that order. HOME_PANELS and SETTINGS_PANELS do the same for the home page
+("what needs a maintainer today") and the settings page, with `panel(*, request) -> Panel | None`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.conf import settings
-from django.utils.module_loading import import_string
+from config import wiring
 
 
 @dataclass
@@ -24,17 +23,18 @@ class Panel:
 
 def issue_panels(*, issue, request) -> list[Panel]:
     panels = []
-    for dotted in settings.ISSUE_PANELS:
-        panel = import_string(dotted)(issue=issue, request=request)
+    for dotted in wiring.ISSUE_PANELS:
+        panel = wiring.load(dotted)(issue=issue, request=request)
         if panel is not None:
             panels.append(panel)
     return panels
 
 
-def page_panels(setting: str, *, request) -> list[Panel]:
+def page_panels(names: list[str], *, request) -> list[Panel]:
+    """The panels of the home page (wiring.HOME_PANELS) or the settings page (SETTINGS_PANELS)."""
     panels = []
-    for dotted in getattr(settings, setting):
-        panel = import_string(dotted)(request=request)
+    for dotted in names:
+        panel = wiring.load(dotted)(request=request)
         if panel is not None:
             panels.append(panel)
     return panels

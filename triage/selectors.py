@@ -3,17 +3,15 @@
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
 from classifiers import registry
-from config import linear_re
+from config import linear_re, wiring
 from triage.models import (
     Comment,
     Issue,
@@ -220,7 +218,7 @@ def triage_queue(
 ) -> QuerySet[Issue]:
     """Open issues, highest priority first (unprioritized last), with their predictions.
 
-    `has_repro` keeps the issues that settings.QUEUE_FILTERS["has_repro"] names (a later stage,
+    `has_repro` keeps the issues that wiring.QUEUE_FILTERS["has_repro"] names (a later stage,
     kernels_ci, says which issues have a reproducer)."""
     issues = Issue.objects.filter(
         deleted_at__isnull=True, is_pull_request=False, state=Issue.State.OPEN
@@ -248,9 +246,9 @@ def triage_queue(
             Exists(IssuePrediction.objects.filter(issue_id=OuterRef("pk"), needs_triage=True))
         )
     if has_repro:
-        dotted = getattr(settings, "QUEUE_FILTERS", {}).get("has_repro")
+        dotted = wiring.QUEUE_FILTERS.get("has_repro")
         if dotted:
-            issues = issues.filter(pk__in=import_string(dotted)())
+            issues = issues.filter(pk__in=wiring.load(dotted)())
     issues = text_search(issues, q)
     return (
         issues.select_related("repository", "author", "priority")

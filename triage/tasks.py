@@ -5,13 +5,12 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from celery.signals import beat_init
 from django.db import InterfaceError, OperationalError, close_old_connections
 from django.utils import timezone
 
 from triage import pipeline
 from triage.models import Repository, SavedSearch
-from triage.services import social, spikes, tracking
+from triage.services import social, spikes
 from triage.sources.github import redelivery, sync, webhooks
 from triage.sources.github.client import RateLimited, TransientGitHubError
 from triage.sources.x.client import XNotConfigured, XRateLimited, XUnavailable
@@ -142,13 +141,6 @@ def redeliver_failed_webhook_deliveries() -> str:
     return redelivery.failed_deliveries_redeliver().summary()
 
 
-@beat_init.connect
-def track_configured_repositories(**kwargs) -> None:
-    tracking.repositories_track_configured()
-    tracking.schedules_install_defaults()
-    social.saved_searches_install()  # seeds and schedules only with X_BEARER_TOKEN set
-
-
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def sync_saved_search(self, search_id: int) -> str:
     search = SavedSearch.objects.filter(pk=search_id, enabled=True).first()
@@ -203,13 +195,6 @@ def classify_retrain_models(force: bool = False) -> str:
     from triage.services import classification
 
     return classification.classifiers_retrain(force=force).summary()
-
-
-@beat_init.connect
-def schedule_weekly_retraining(**kwargs) -> None:
-    from triage.services import classification_schedule
-
-    classification_schedule.schedules_install()  # weekly retraining, hourly priorities
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)

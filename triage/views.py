@@ -7,6 +7,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from config import wiring
 from triage import selectors
 from triage.panels import issue_panels, page_panels
 from triage.services import webhook_spool
@@ -64,7 +65,7 @@ def _spool_stats():
 @require_safe
 def home(request):
     context = {
-        "panels": page_panels("HOME_PANELS", request=request),
+        "panels": page_panels(wiring.HOME_PANELS, request=request),
         "overviews": selectors.repository_overviews(),
         "deliveries": selectors.webhook_delivery_summary(),
         "spool": _spool_stats(),

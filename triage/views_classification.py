@@ -5,18 +5,16 @@ model name "priority") needs triage.triage_issue. From htmx (HX-Request) the ans
 issue page's updated classification panel; otherwise a redirect to the issue page."""
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.module_loading import import_string
 from django.views.decorators.http import require_POST, require_safe
 
 from classifiers import registry
-from config import linear_re
+from config import linear_re, wiring
 from triage import selectors
 from triage.panels_classification import classification_panel
 from triage.permissions import TRIAGE
@@ -94,7 +92,7 @@ def triage_queue(request):
 
 def queue_rows(issues: list, *, request) -> list[dict]:
     """One row per issue: its predictions by model, its top duplicate and the later stages'
-    cells (settings.QUEUE_ROW_CELLS), in a fixed number of queries whatever the page size."""
+    cells (wiring.QUEUE_ROW_CELLS), in a fixed number of queries whatever the page size."""
     extras = cells_of_rows(issue_ids=[i.id for i in issues], request=request)
     # One reverse() per page, not five per row: the row's URLs differ only in their parts.
     decide = reverse("prediction-decide", args=["OWNER", "NAME", 999999999, "MODEL"])
@@ -131,8 +129,8 @@ def queue_rows(issues: list, *, request) -> list[dict]:
 
 def cells_of_rows(*, issue_ids: list[int], request) -> list[dict]:
     return [
-        import_string(dotted)(issue_ids=issue_ids, request=request)
-        for dotted in settings.QUEUE_ROW_CELLS
+        wiring.load(dotted)(issue_ids=issue_ids, request=request)
+        for dotted in wiring.QUEUE_ROW_CELLS
     ]
 
 

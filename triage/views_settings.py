@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_safe
 
+from config import wiring
 from triage.models import UserPreference
 from triage.panels import page_panels
 
@@ -24,7 +25,9 @@ class PreferenceForm(forms.Form):
 @require_safe
 def settings_overview(request):
     return render(
-        request, "triage/settings.html", {"panels": page_panels("SETTINGS_PANELS", request=request)}
+        request,
+        "triage/settings.html",
+        {"panels": page_panels(wiring.SETTINGS_PANELS, request=request)},
     )
 
 

@@ -5,21 +5,18 @@ its queue, whether it executes the kernel or only compiles it, the packages it c
 reporter's version, what it needs), `available() -> str` (empty when it can run on this
 machine, else why not: its health check) and `execute(spec) -> Execution`, one execution of the
 script inside the sandbox. Everything else (runs, runners, the `/repro` parser, readiness) asks
-these descriptions; adding a backend is a module and a line in REGISTRY.
+these descriptions; adding a backend is a module and a line in config/wiring.py's
+REPRO_BACKENDS.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
 
+from config import wiring
 from kernels_ci.backends.base import Description
 
-REGISTRY = {
-    "triton-interpreter": "kernels_ci.backends.triton_interpreter",
-    "triton-amd-compile": "kernels_ci.backends.triton_amd_compile",
-    "triton-nvidia-compile": "kernels_ci.backends.triton_nvidia_compile",
-    "rocm-container": "kernels_ci.backends.rocm_container",
-}
+REGISTRY = wiring.REPRO_BACKENDS  # {name: module}
 # the crash detail a compiler reproduces (a compile error): its backends are preferred for it
 COMPILE_ERROR = "compile_error"
 

@@ -2,6 +2,7 @@
 from the old script runnable, and is read again once the body is back within them; reading
 reproducers runs on the `classify` queue, never on `ingest` with the webhook deliveries."""
 
+from config import wiring
 from config.celery import app
 from kernels_ci.extraction import MAX_EXTRACT_CHARS
 from kernels_ci.services.cases import case_approve, case_refresh
@@ -9,9 +10,9 @@ from tests.kernels_ci.factories import issue_body
 
 
 def test_a_body_too_large_to_extract_says_so_on_the_case_and_the_issue_page(
-    make, client, triager, settings
+    make, client, triager, monkeypatch
 ):
-    settings.ISSUE_PANELS = ["kernels_ci.panels.repro_panel"]
+    monkeypatch.setattr(wiring, "ISSUE_PANELS", ["kernels_ci.panels.repro_panel"])
     repository = make.repository("ROCm/triton")
     issue = make.issue(repository=repository, number=91, body=issue_body())
     case = case_approve(case=case_refresh(issue=issue), login="maintainer")

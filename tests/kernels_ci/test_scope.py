@@ -7,6 +7,7 @@ from io import StringIO
 
 from django.core.management import call_command
 
+from config import wiring
 from kernels_ci.selectors import case_scope
 from kernels_ci.services.cases import case_refresh
 from tests.kernels_ci.factories import KERNELS
@@ -26,7 +27,7 @@ target doesn't provide conversion for this type.
 
 
 def test_a_compile_error_only_amd_targets_show_is_routed_to_amds_backend(
-    make, settings, client, user, needs_kernels_extra
+    make, settings, monkeypatch, client, user, needs_kernels_extra
 ):
     settings.KERNELS_CI_AMD_BACKEND_COMPONENT = "triton: AMD backend"
     issue = make.issue(
@@ -50,7 +51,7 @@ def test_a_compile_error_only_amd_targets_show_is_routed_to_amds_backend(
     scope = case_scope(case)
     assert scope.text == "fails on gfx942 only; passes in the interpreter; compiles for sm_90"
     assert scope.amd_specific is True and scope.route == "triton: AMD backend"
-    settings.ISSUE_PANELS = ["kernels_ci.panels.repro_panel"]
+    monkeypatch.setattr(wiring, "ISSUE_PANELS", ["kernels_ci.panels.repro_panel"])
     client.force_login(user)
     page = client.get("/issues/triton-lang/triton/5120/").content.decode()
     assert f"{scope.text}: specific to AMD's backend, for triton: AMD backend" in page

@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.core.management import CommandError, call_command
 
+from config import wiring
 from kernels_ci.models import ReproCase, ReproRun, Runner
 from kernels_ci.services.cases import case_approve, case_refresh
 from kernels_ci.services.runs import runs_queue
@@ -20,9 +21,9 @@ def case(make):
 
 
 def test_the_issue_page_shows_the_case_and_an_approve_button_to_triagers(
-    client, triager, user, case, settings
+    client, triager, user, case, monkeypatch
 ):
-    settings.ISSUE_PANELS = ["kernels_ci.panels.repro_panel"]
+    monkeypatch.setattr(wiring, "ISSUE_PANELS", ["kernels_ci.panels.repro_panel"])
     client.force_login(triager)
     page = client.get("/issues/ROCm/triton/77/").content.decode()
     assert "Kernel reproduction" in page and "not approved" in page

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
+from config import wiring
 from releases import calendar, forecast
 from releases.models import Backport, FixLink, ReleaseSeries, TrainSnapshot
 from releases.readiness import readiness_build
@@ -15,8 +16,12 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def demo(settings):
-    settings.DEMO_LOADERS = ["triage.services.demo.demo_load", "releases.services.demo.demo_load"]
+def demo(monkeypatch):
+    monkeypatch.setattr(
+        wiring,
+        "DEMO_LOADERS",
+        ["triage.services.demo.demo_load", "releases.services.demo.demo_load"],
+    )
     out = io.StringIO()
     call_command("load_demo", stdout=out)
     return out.getvalue()

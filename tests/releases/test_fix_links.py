@@ -2,11 +2,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from config import wiring
 from releases import selectors
 from releases.models import FixLink
 from releases.services.fixes import fix_link_add, fix_link_remove, fix_links_sync
 from releases.tasks import link_fixes
-from triage.pipeline import AFTER_ISSUES_CHANGED
 
 MERGED = datetime(2026, 11, 20, 12, tzinfo=UTC)
 
@@ -94,7 +94,7 @@ def test_a_maintainer_adds_a_link_by_hand(make, merged_pr, user):
 def test_the_pipeline_runs_the_task_on_the_releases_queue(make, merged_pr, settings):
     make.issue(number=1)
     pr = merged_pr("Fixes #1")
-    assert "releases.tasks.link_fixes" in AFTER_ISSUES_CHANGED
+    assert "releases.tasks.link_fixes" in wiring.AFTER_ISSUES_CHANGED
     assert settings.CELERY_TASK_ROUTES["releases.tasks.*"] == {"queue": "releases"}
     assert link_fixes(ids=[pr.id]).startswith("fix links: 1 created")
 

@@ -3,6 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from config import wiring
 from releases.selectors import priority_train_closeness
 from releases.services.series import series_create
 from releases.services.targets import target_set
@@ -41,8 +42,8 @@ def test_issues_of_no_series_are_left_out(make, near_series):
     assert priority_train_closeness(issue_ids=[other.id]) == {}
 
 
-def test_the_priority_shows_the_release_train_part(make, near_series, settings):
-    assert "releases.selectors.priority_train_closeness" in settings.PRIORITY_EXTRA_PARTS
+def test_the_priority_shows_the_release_train_part(make, near_series):
+    assert "releases.selectors.priority_train_closeness" in wiring.PRIORITY_PARTS
     issue = make.issue(number=1)
     issues_prioritize(ids=[issue.id])
     parts = {p["name"]: p for p in IssuePriority.objects.get(issue=issue).parts}

@@ -1,7 +1,8 @@
-"""The issue page renders the panels that settings.ISSUE_PANELS names."""
+"""The issue page renders the panels that config/wiring.py's ISSUE_PANELS names."""
 
 import pytest
 
+from config import wiring
 from triage.panels import Panel
 
 pytestmark = pytest.mark.django_db
@@ -17,11 +18,15 @@ def no_panel(*, issue, request):
     return None
 
 
-def test_it_renders_each_panel_in_order(logged_in_client, make, settings):
-    settings.ISSUE_PANELS = [
-        "tests.triage.test_panels.no_panel",
-        "tests.triage.test_panels.greeting_panel",
-    ]
+def test_it_renders_each_panel_in_order(logged_in_client, make, monkeypatch):
+    monkeypatch.setattr(
+        wiring,
+        "ISSUE_PANELS",
+        [
+            "tests.triage.test_panels.no_panel",
+            "tests.triage.test_panels.greeting_panel",
+        ],
+    )
     issue = make.issue(title="Hang in rccl all_reduce")
     page = logged_in_client.get(
         f"/issues/{issue.repository.full_name}/{issue.number}/"

@@ -4,13 +4,14 @@ import pytest
 from django.contrib.auth.models import Permission
 from django_celery_beat.models import PeriodicTask
 
+from config import wiring
 from triage import tasks
 from triage.models import IssuePrediction, IssuePriority, PredictionCorrection
 from triage.services import classification_schedule, priority
 
 pytestmark = pytest.mark.django_db
 
-# Stand-ins for a later stage's priority part (settings.PRIORITY_EXTRA_PARTS names them).
+# Stand-ins for a later stage's priority part (wiring.PRIORITY_PARTS names them).
 TRAIN_POINTS: dict[int, tuple[float, str]] = {}
 
 
@@ -99,11 +100,15 @@ def test_reactions_count_toward_reach(make):
     assert "4 '+1' reactions, 3 other reactions" in reach["why"]
 
 
-def test_a_later_stages_part_is_the_release_train_part_and_still_adds_up(make, settings, caplog):
-    settings.PRIORITY_EXTRA_PARTS = [
-        "tests.triage.test_priority.release_train_part",
-        "tests.triage.test_priority.broken_part",
-    ]
+def test_a_later_stages_part_is_the_release_train_part_and_still_adds_up(make, monkeypatch, caplog):
+    monkeypatch.setattr(
+        wiring,
+        "PRIORITY_PARTS",
+        [
+            "tests.triage.test_priority.release_train_part",
+            "tests.triage.test_priority.broken_part",
+        ],
+    )
     soon, far, none = (make.issue(title=t, created_at=make.now) for t in ("Soon", "Far", "None"))
     TRAIN_POINTS.clear()
     TRAIN_POINTS.update({soon.id: (4, "fix targets 7.2, branch cut in 3 days"), far.id: (40, "x")})

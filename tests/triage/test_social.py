@@ -289,12 +289,12 @@ def test_the_issue_api_carries_its_linked_posts(api_client, feed):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_demo_posts_load_with_a_spike(monkeypatch):
-    from triage import pipeline
+    from config import wiring
     from triage.models import Spike
     from triage.services import demo
 
-    monkeypatch.setattr(pipeline, "AFTER_ISSUES_CHANGED", [])  # only the posts' own steps
-    monkeypatch.setattr(pipeline, "AFTER_COMMENTS_CHANGED", [])
+    monkeypatch.setattr(wiring, "AFTER_ISSUES_CHANGED", [])  # only the posts' own steps
+    monkeypatch.setattr(wiring, "AFTER_COMMENTS_CHANGED", [])
     demo.demo_load()
     report = demo.demo_posts_load()
     assert report.posts > 250
@@ -302,12 +302,13 @@ def test_the_demo_posts_load_with_a_spike(monkeypatch):
     assert PostIssueLink.objects.filter(kind="explicit").exists()
 
 
-def test_the_demo_posts_arrive_after_the_models_and_get_sentiment_and_suggestions(settings):
+def test_the_demo_posts_arrive_after_the_models_and_get_sentiment_and_suggestions():
+    from config import wiring
     from triage import selectors_social
     from triage.models import Spike
     from triage.services import classification, demo
 
-    loaders = settings.DEMO_LOADERS
+    loaders = wiring.DEMO_LOADERS
     assert loaders.index("triage.services.classification.demo_train_and_classify") < (
         loaders.index("triage.services.demo.demo_posts_load")
     )

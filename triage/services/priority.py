@@ -3,7 +3,7 @@
 Parts (default maximum points): kind (15), severity (25), reach (20: distinct commenters, "+1"
 comments, GitHub reactions and confirmed posts on X), regression signals (10), affected
 architectures (10, datacenter parts higher), time without a maintainer response (15), and the
-release train (5): whatever the functions named in settings.PRIORITY_EXTRA_PARTS answer, each
+release train (5): whatever the functions named in config/wiring.py's PRIORITY_PARTS answer, each
 `fn(*, issue_ids: list[int]) -> {issue id: (points, why)}` (later stages plug in there; triage
 never imports them), added up and kept within 0..release_train_max. The defaults add up to
 100; settings.PRIORITY_WEIGHTS overrides them. A total over 100 shows a negative "capped at
@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from classifiers.facts import Reach
-from config import linear_re
+from config import linear_re, wiring
 from triage.models import (
     Comment,
     Issue,
@@ -135,7 +135,7 @@ def priority_parts(
     override: Override | None = None,
 ) -> list[dict]:
     """The parts for one issue. `comments`: (author id, author association, body) each;
-    `extra`: (points, why) of the release train from PRIORITY_EXTRA_PARTS."""
+    `extra`: (points, why) of the release train from wiring.PRIORITY_PARTS."""
     now = now or timezone.now()
     parts = []
 
@@ -292,14 +292,14 @@ def _evidence_list(prediction: IssuePrediction) -> list[dict]:
 
 
 def extra_parts(*, issue_ids: list[int]) -> dict[int, tuple[float, str]]:
-    """{issue id: (points, why)} from the functions in settings.PRIORITY_EXTRA_PARTS, summed.
+    """{issue id: (points, why)} from the functions in wiring.PRIORITY_PARTS, summed.
 
     A function that fails, or answers something else than (number, text) for an issue, is
     logged and counts nothing: a later stage's bug never stops prioritization."""
     combined: dict[int, tuple[float, list[str]]] = {}
-    for dotted in getattr(settings, "PRIORITY_EXTRA_PARTS", []):
+    for dotted in wiring.PRIORITY_PARTS:
         try:
-            answers = import_string(dotted)(issue_ids=list(issue_ids)) or {}
+            answers = wiring.load(dotted)(issue_ids=list(issue_ids)) or {}
             items = list(answers.items())
         except Exception:
             logger.exception("priority part %s failed; it counts 0 this time", dotted)

@@ -1,13 +1,12 @@
 """python manage.py load_demo: the bundled synthetic data set, and a demo login.
 
-Each app contributes its part through settings.DEMO_LOADERS (GitHub data first, then what the
-later stages build on it), so triage never imports the apps further down the chain.
+Each app contributes its part through config/wiring.py's DEMO_LOADERS (GitHub data first, then
+what the later stages build on it), so triage never imports the apps further down the chain.
 """
 
-from django.conf import settings
 from django.core.management.base import BaseCommand
-from django.utils.module_loading import import_string
 
+from config import wiring
 from triage.services import demo
 
 
@@ -25,8 +24,8 @@ class Command(BaseCommand):
         if not options["no_user"]:
             demo.demo_user_ensure(username=options["user"], password=options["password"])
             demo.demo_role_users_ensure()
-        for dotted in settings.DEMO_LOADERS:
-            report = import_string(dotted)()
+        for dotted in wiring.DEMO_LOADERS:
+            report = wiring.load(dotted)()
             summary = report.summary() if hasattr(report, "summary") else str(report)
             self.stdout.write(f"{dotted.rsplit('.', 2)[0]}: {summary}")
         if not options["no_user"]:

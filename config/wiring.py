@@ -1,0 +1,130 @@
+"""The wiring: every list that the apps extend, in one file, by dotted path (like MIDDLEWARE).
+
+An app never imports the apps further down the chain (releases -> kernels_ci -> triage ->
+classifiers); where an earlier stage calls a later one (the pipeline after ingestion, a part of
+the priority, a panel on a page), it calls what a list here names. Adding a source, a model or a
+backend is its package, module or file, its tests, and one line here. Each list says what an
+entry must provide; tests/test_wiring.py imports every entry and checks it does.
+
+The code reads a list when it runs (`wiring.ISSUE_PANELS`), so a test may replace a list with
+monkeypatch; `load` imports an entry once per process.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from django.utils.module_loading import import_string
+
+# --- The pipeline (triage/pipeline.py): what runs after rows change -------------------------
+# Celery tasks taking `ids: list[int]`, in order, each enqueued once the transaction commits.
+AFTER_ISSUES_CHANGED: list[str] = [
+    "triage.tasks.classify_issues",
+    "kernels_ci.tasks.cases_refresh",  # re-extract repro cases; an edit needs re-approval
+    "releases.tasks.link_fixes",  # merged PRs' closing keywords → fix links → trains
+]
+AFTER_COMMENTS_CHANGED: list[str] = [  # ids of the issues whose comments changed
+    "kernels_ci.tasks.cases_refresh",  # `/repro` comments by collaborators approve and run
+    "triage.tasks.classify_comments",  # sentiment of the comments (classify queue, batches)
+    "triage.tasks.classify_environment",  # the reporter's own comments complete the environment
+]
+AFTER_POSTS_CHANGED: list[str] = ["triage.tasks.classify_posts"]
+# After classify_issues has stored its predictions (it calls pipeline.issues_classified).
+AFTER_ISSUES_CLASSIFIED: list[str] = [
+    "triage.tasks.writeback_labels",  # repositories that opted in get the labels on GitHub
+]
+
+# --- After a repro run ends in its worker (kernels_ci.services.runs.run_execute) -------------
+# `fn(*, run: ReproRun, dispatch: bool) -> list[ReproRun]`: the runs it queued next.
+AFTER_RUN_EXECUTED: list[str] = [
+    "kernels_ci.services.verification.verification_continue",  # the next passing attempt
+    "kernels_ci.services.bisection.bisection_continue",  # the next version to try
+]
+
+# --- Priority parts (triage/services/priority.py) ------------------------------------------
+# `fn(*, issue_ids: list[int]) -> {issue id: (points, why)}`; their sum is the "release_train"
+# part (kept within 0..release_train_max).
+PRIORITY_PARTS: list[str] = [
+    "releases.selectors.priority_train_closeness",  # train 7.9 cuts in 3 days
+]
+
+# --- Pages (triage/panels.py): sections that later stages add to triage's pages ------------
+# Issue page: `panel(*, issue, request) -> triage.panels.Panel | None`, shown in this order.
+ISSUE_PANELS: list[str] = [
+    "triage.panels_classification.classification_panel",
+    "kernels_ci.panels.repro_panel",
+    "triage.views_social.linked_posts_panel",
+    "releases.panels.fixed_in_panel",
+]
+# Home page ("what needs a maintainer today"): `panel(*, request) -> Panel | None`.
+HOME_PANELS: list[str] = [
+    "triage.panels_home.triage_panel",
+    "releases.home_panels.next_train_panel",
+    "kernels_ci.home_panels.repro_panel",
+    "triage.panels_home.social_panel",
+    "triage.panels_home.models_panel",
+    "triage.panels_home.activity_panel",
+]
+# Settings page: `panel(*, request) -> Panel | None`.
+SETTINGS_PANELS: list[str] = [
+    "triage.panels_home.repositories_settings_panel",
+    "triage.panels_home.saved_searches_settings_panel",
+    "releases.home_panels.series_settings_panel",
+]
+# The triage queue's filters by later stages: {query parameter: `fn() -> issue ids`}.
+QUEUE_FILTERS: dict[str, str] = {"has_repro": "kernels_ci.selectors.issue_ids_with_reproducer"}
+# The triage queue's cells by later stages, one column each:
+# `fn(*, issue_ids: list[int], request) -> {issue id: cell context}`.
+QUEUE_ROW_CELLS: list[str] = ["kernels_ci.panels.queue_repro_cells"]
+
+# --- Beat jobs: `fn()`, idempotent, run whenever beat starts (config/beat_schedules.py) -------
+# Each installs its app's entries in django-celery-beat, leaving an admin's changes alone.
+BEAT_START: list[str] = [
+    "triage.services.tracking.repositories_track_configured",  # GITHUB_REPOS
+    "triage.services.tracking.schedules_install_defaults",  # webhook deliveries
+    "triage.services.social.saved_searches_install",  # only with X_BEARER_TOKEN set
+    "triage.services.classification_schedule.schedules_install",  # retraining, priorities
+    "kernels_ci.schedules.schedules_install",  # nightly verification, runners heartbeat
+    "releases.schedules.schedules_install",  # punts, burndown, forecast
+]
+
+# --- Demo data: `load_demo` runs these in order, each `fn() -> report` ----------------------
+# (the report's `summary()`, or its str, is printed); each app adds its part of the story.
+DEMO_LOADERS: list[str] = [
+    "triage.services.demo.demo_load",
+    # trains the models (sentiment from a bundled synthetic set) before the posts arrive, so
+    # posts get their sentiment and suggested issue links
+    "triage.services.classification.demo_train_and_classify",
+    "triage.services.demo.demo_posts_load",
+    "kernels_ci.services.demo.demo_load",
+    "releases.services.demo.demo_load",
+    "triage.services.demo.demo_prioritize",  # last: every stage's priority parts in place
+]
+
+# --- Classifier models (classifiers/registry.py) --------------------------------------------
+# A model module's `ENTRY`: a classifiers.entries.ModelEntry (its class and its facts), in the
+# order models are predicted (a model's rules read the labels of the models before it).
+CLASSIFIER_MODELS: list[str] = [
+    "classifiers.kind.ENTRY",
+    "classifiers.component.ENTRY",
+    "classifiers.symptom.ENTRY",
+    "classifiers.severity.ENTRY",
+    "classifiers.duplicates.ENTRY",
+    "classifiers.sentiment.ENTRY",
+]
+
+# --- Repro backends (kernels_ci/backends/) ---------------------------------------------------
+# {name: module}; the module has DESCRIPTION (kernels_ci.backends.base.Description, of that
+# name), `available() -> str` and `execute(spec) -> Execution`.
+REPRO_BACKENDS: dict[str, str] = {
+    "triton-interpreter": "kernels_ci.backends.triton_interpreter",
+    "triton-amd-compile": "kernels_ci.backends.triton_amd_compile",
+    "triton-nvidia-compile": "kernels_ci.backends.triton_nvidia_compile",
+    "rocm-container": "kernels_ci.backends.rocm_container",
+}
+
+
+@cache
+def load(dotted: str):
+    """The object a dotted path names (ImportError if there is none), imported once."""
+    return import_string(dotted)
