@@ -12,7 +12,7 @@ from config import linear_re
 from kernels_ci.backends import describe
 from kernels_ci.bisection import BAD, SKIP, verdict_of
 from kernels_ci.models import Bisection, ReproCase, ReproRun, Runner
-from kernels_ci.services.verification import ArchVerification, verification_of_runs
+from kernels_ci.verification import ArchVerification, verification_of_runs
 
 ISSUE_REF_RE = linear_re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(?P<number>\d{1,9})$")
 

@@ -372,7 +372,15 @@ def snapshots_of_train(series: ReleaseSeries, version: str) -> dict[date, TrainS
     }
 
 
-# --- priority's release-train part (settings.PRIORITY_EXTRA_PARTS) ---------------------------
+def series_for_repository(repository_id: int) -> ReleaseSeries | None:
+    """The series this repository ships in: one naming it, else one naming no repository."""
+    named = ReleaseSeries.objects.filter(repositories__id=repository_id).order_by("name").first()
+    if named:
+        return named
+    return ReleaseSeries.objects.filter(repositories__isnull=True).order_by("name").first()
+
+
+# --- priority's release-train part (config/wiring.py's PRIORITY_PARTS) -----------------------
 
 DEFAULT_TRAIN_POINTS = 5
 
@@ -384,8 +392,6 @@ def priority_train_closeness(*, issue_ids: list[int]) -> dict[int, tuple[float, 
     not released gives the maximum. Issues of no release series are left out."""
     from django.conf import settings
     from django.utils import timezone
-
-    from releases.services.series import series_for_repository
 
     weights = getattr(settings, "PRIORITY_WEIGHTS", {}) or {}
     most = float(weights.get("release_train_max", DEFAULT_TRAIN_POINTS))

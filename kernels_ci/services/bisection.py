@@ -21,6 +21,7 @@ from kernels_ci import environments
 from kernels_ci.backends import describe
 from kernels_ci.bisection import BAD, GOOD, bisect_step, max_steps, verdict_of
 from kernels_ci.models import Bisection, ReproRun
+from kernels_ci.services.runs import RunRequestError, run_finished, runs_queue
 
 logger = logging.getLogger(__name__)
 
@@ -121,8 +122,6 @@ def bisection_continue(*, run: ReproRun, dispatch: bool = True) -> list[ReproRun
 
 
 def _advance(bisection: Bisection, *, dispatch: bool) -> list[ReproRun]:
-    from kernels_ci.services.runs import RunRequestError, runs_queue
-
     step = bisect_step(
         releases=bisection.releases,
         verdicts=bisection.verdicts,
@@ -138,8 +137,6 @@ def _advance(bisection: Bisection, *, dispatch: bool) -> list[ReproRun]:
         bisection.save(update_fields=["status", "result", "first_version", "finished_at"])
         last = bisection.runs.order_by("-pk").first()
         if last is not None:  # its comment (where comments are on) tells the answer
-            from kernels_ci.services.runs import run_finished
-
             run_finished(run=last)
         return []
     try:

@@ -19,7 +19,7 @@ from django.utils import timezone
 from kernels_ci.expectations import ExpectedError
 from kernels_ci.models import Bisection, ReproRun
 from kernels_ci.selectors import case_scope
-from kernels_ci.services.verification import verification_of_runs
+from kernels_ci.verification import verification_of_runs
 from triage.models import RepositoryFormerName
 from triage.sources.github.client import (
     GitHubError,

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from config import linear_re, session_locks
+from config import linear_re, session_locks, wiring
 from kernels_ci import environments
 from kernels_ci.backends import (
     REGISTRY,
@@ -34,12 +34,16 @@ from kernels_ci.backends.base import RunSpec
 from kernels_ci.expectations import ExpectedError
 from kernels_ci.models import ReproCase, ReproRun, Runner
 from kernels_ci.outcomes import Expectation, classify
+from kernels_ci.services.comments import comments_enabled_for
 
 logger = logging.getLogger(__name__)
 
 EXECUTION_MARGIN_S = 30  # per execution: interpreter start-up, imports, a container's start
 ATTEMPT_MARGIN_S = 60  # per attempt: claiming, recording, the sandbox's own start
 HARD_LIMIT_FACTOR = 1.2
+# Its tasks, by name: kernels_ci.tasks calls this module, so this one loads them when it sends.
+RUN_EXECUTE_TASK = "kernels_ci.tasks.run_execute"
+RUN_COMMENT_TASK = "kernels_ci.tasks.run_comment"
 ANSI_RE = linear_re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 LOG_BYTES = 48 * 1024
 ASSEMBLY_BYTES = 256 * 1024
@@ -135,9 +139,7 @@ def version_plans(case: ReproCase, backend: str, queue: str) -> list[dict]:
 
 def _dispatch(run: ReproRun) -> None:
     """By id to the run's queue, with the time limits of this attempt (not one fixed at import)."""
-    from kernels_ci import tasks
-
-    tasks.run_execute.apply_async(
+    wiring.load(RUN_EXECUTE_TASK).apply_async(
         kwargs={"run_id": run.pk},
         queue=run.queue,
         soft_time_limit=run.soft_time_limit_s,
@@ -370,11 +372,8 @@ def _run_execute(*, run_id: int, runner_name: str, takeover: bool, dispatch: boo
             log=f"environment {asked}: {exc}",
             ran_versions=run.versions,
         )
-    from kernels_ci.services.bisection import bisection_continue
-    from kernels_ci.services.verification import verification_continue
-
-    verification_continue(run=run, dispatch=dispatch)
-    bisection_continue(run=run, dispatch=dispatch)
+    for dotted in wiring.AFTER_RUN_EXECUTED:  # the next attempt or step, if any
+        wiring.load(dotted)(run=run, dispatch=dispatch)
     return run
 
 
@@ -456,12 +455,9 @@ def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun
 
 def run_finished(*, run: ReproRun) -> None:
     """After a run ends (in its worker, or marked lost): the GitHub comment, where it is on."""
-    from kernels_ci.services.comments import comments_enabled_for
-
     if comments_enabled_for(run.case.issue.repository.full_name):
-        from kernels_ci import tasks
-
-        transaction.on_commit(lambda: tasks.run_comment.delay(run.pk))
+        task = wiring.load(RUN_COMMENT_TASK)
+        transaction.on_commit(lambda: task.delay(run.pk))
 
 
 def runs_mark_lost(*, grace_s: float = 300) -> int:

@@ -19,8 +19,8 @@ from django.utils import timezone
 from releases.assignment import train_for_pull
 from releases.linking import closing_references, resolve_repository
 from releases.models import FixLink, ReleaseSeries
+from releases.selectors import series_for_repository
 from releases.services.backports import backports_after_links
-from releases.services.series import series_for_repository
 from releases.services.verification import verification_enqueue
 from triage.models import Issue
 from triage.selectors import issue_list

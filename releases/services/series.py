@@ -8,6 +8,7 @@ from django.db import transaction
 
 from releases import calendar
 from releases.models import ReleaseSeries, TrainOverride
+from releases.services.fixes import fix_links_assign_trains
 
 
 @transaction.atomic
@@ -66,14 +67,4 @@ def override_set(*, series: ReleaseSeries, slot: date, **fields) -> TrainOverrid
 
 
 def _reassign_on_commit(series: ReleaseSeries) -> None:
-    from releases.services.fixes import fix_links_assign_trains
-
     transaction.on_commit(lambda: fix_links_assign_trains(series=series))
-
-
-def series_for_repository(repository_id: int) -> ReleaseSeries | None:
-    """The series this repository ships in: one naming it, else one naming no repository."""
-    named = ReleaseSeries.objects.filter(repositories__id=repository_id).order_by("name").first()
-    if named:
-        return named
-    return ReleaseSeries.objects.filter(repositories__isnull=True).order_by("name").first()

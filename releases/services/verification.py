@@ -8,14 +8,14 @@ import logging
 
 from django.db import transaction
 
+from kernels_ci.tasks import verification_request
+
 logger = logging.getLogger(__name__)
 
 
 def verification_enqueue(*, issue_ids, reason: str) -> list[int]:
     """Queue kernels_ci.tasks.verification_request(issue_id, reason) for each of these issues
     once the transaction commits; returns the ids (sorted, without duplicates)."""
-    from kernels_ci.tasks import verification_request
-
     ids = sorted({int(i) for i in issue_ids})
     if not ids:
         return ids
