@@ -112,14 +112,13 @@ def seed(database_url: str, issues: int, posts: int) -> dict:
         PostIssueLink,
         Repository,
         SavedSearch,
-        XAuthor,
     )
 
     rng = random.Random(7)
     now = timezone.now()
     repos = [Repository.objects.create(full_name=name) for name in REPOS]
     people = Person.objects.bulk_create(
-        [Person(github_id=10_000 + i, login=f"user{i}") for i in range(2000)]
+        [Person(external_id=str(10_000 + i), login=f"user{i}") for i in range(2000)]
     )
     labels = {
         repo.id: Label.objects.bulk_create(
@@ -141,7 +140,7 @@ def seed(database_url: str, issues: int, posts: int) -> dict:
                 Issue(
                     repository=repo,
                     number=numbers[repo.id],
-                    github_id=1_000_000 + created,
+                    external_id=str(1_000_000 + created),
                     title=f"{_text(rng, 6)} on {rng.choice(ARCHS)}",
                     body=_text(rng, 120),
                     state="open" if is_open else "closed",
@@ -163,7 +162,7 @@ def seed(database_url: str, issues: int, posts: int) -> dict:
         Comment.objects.bulk_create(
             [
                 Comment(
-                    github_id=5_000_000 + i.id,
+                    external_id=str(5_000_000 + i.id),
                     issue=i,
                     author=rng.choice(people),
                     body=_text(rng, 40),
@@ -213,8 +212,8 @@ def seed(database_url: str, issues: int, posts: int) -> dict:
         SavedSearch.objects.create(name=f"search {n}", query=f"ROCm {n} -is:retweet")
         for n in range(4)
     ]
-    authors = XAuthor.objects.bulk_create(
-        [XAuthor(x_id=900_000 + i, username=f"xuser{i}") for i in range(3000)]
+    authors = Person.objects.bulk_create(
+        [Person(source="x", external_id=str(900_000 + i), login=f"xuser{i}") for i in range(3000)]
     )
     issue_ids = list(Issue.objects.filter(state="open").values_list("id", flat=True)[:5000])
     sentiments = ["negative", "neutral", "positive"]
@@ -222,7 +221,7 @@ def seed(database_url: str, issues: int, posts: int) -> dict:
         made = Post.objects.bulk_create(
             [
                 Post(
-                    x_id=7_000_000 + n,
+                    external_id=str(7_000_000 + n),
                     author=rng.choice(authors),
                     text=f"ROCm {_text(rng, 20)}",
                     created_at=now - timedelta(minutes=rng.randint(1, 60 * 24 * 60)),

@@ -100,7 +100,7 @@ def _worker_synthetic(trains: int, per_train: int, seed: int) -> dict:
         for r in repositories
         for name in ("bug", "regression")
     }
-    developer = Person.objects.create(github_id=1, login="dev")
+    developer = Person.objects.create(external_id="1", login="dev")
     component_rate = {c: rng.uniform(0.5, 2.0) for c in COMPONENTS}
     start = datetime.combine(epoch, datetime.min.time(), tzinfo=UTC) - timedelta(days=42)
     end = timezone.now()
@@ -123,7 +123,7 @@ def _worker_synthetic(trains: int, per_train: int, seed: int) -> dict:
         issue = Issue(
             repository=repository,
             number=number[repository.id],
-            github_id=next(github_id),
+            external_id=str(next(github_id)),
             title=f"synthetic {severity} {component} issue",
             state="closed" if closed_at < end else "open",
             closed_at=closed_at if closed_at < end else None,
@@ -148,7 +148,13 @@ def _worker_synthetic(trains: int, per_train: int, seed: int) -> dict:
         Issue.objects.bulk_create(issues, batch_size=1000)
         Comment.objects.bulk_create(
             [
-                Comment(issue=i, github_id=next(github_id), body="same", created_at=w, updated_at=w)
+                Comment(
+                    issue=i,
+                    external_id=str(next(github_id)),
+                    body="same",
+                    created_at=w,
+                    updated_at=w,
+                )
                 for i, w in comments
             ],
             batch_size=2000,
@@ -188,7 +194,7 @@ def _worker_synthetic(trains: int, per_train: int, seed: int) -> dict:
                 Issue(
                     repository=issue.repository,
                     number=number[issue.repository_id],
-                    github_id=next(github_id),
+                    external_id=str(next(github_id)),
                     is_pull_request=True,
                     title="the fix",
                     body=f"Fixes #{issue.number}",

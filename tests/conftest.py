@@ -113,7 +113,7 @@ class RowMaker:
         existing = Person.objects.filter(login=login).first()
         if existing:
             return existing
-        fields.setdefault("github_id", self.next_id())
+        fields.setdefault("external_id", str(self.next_id()))
         return Person.objects.create(login=login, **fields)
 
     def label(self, name="bug", *, repository=None, color="d73a4a", **fields):
@@ -144,7 +144,7 @@ class RowMaker:
         issue = Issue.objects.create(
             repository=repository,
             number=number,
-            github_id=self.next_id(),
+            external_id=str(self.next_id()),
             title=title,
             author=self.person(author) if author else None,
             html_url=f"https://github.com/{repository.full_name}/issues/{number}",
@@ -168,13 +168,13 @@ class RowMaker:
 
     def comment(self, issue, *, body="Same here.", author="hubot", **fields):
         created_at = fields.pop("created_at", self.now - timedelta(hours=1))
-        github_id = self.next_id()
+        external_id = str(self.next_id())
         return Comment.objects.create(
             issue=issue,
-            github_id=github_id,
+            external_id=external_id,
             body=body,
             author=self.person(author) if author else None,
-            html_url=f"{issue.html_url}#issuecomment-{github_id}",
+            html_url=f"{issue.html_url}#issuecomment-{external_id}",
             created_at=created_at,
             updated_at=fields.pop("updated_at", created_at),
             **fields,

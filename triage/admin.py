@@ -20,7 +20,6 @@ from triage.models import (
     SyncState,
     WebhookDelivery,
     WebhookRedelivery,
-    XAuthor,
 )
 from triage.selectors import FULL_NAME_RE
 from triage.services import social, tracking
@@ -72,9 +71,9 @@ class RepositoryAdmin(TriageAdmin):
 
 @admin.register(Person)
 class PersonAdmin(TriageAdmin):
-    list_display = ["login", "name", "type", "site_admin", "github_id"]
-    list_filter = ["type", "site_admin"]
-    search_fields = ["login", "name"]
+    list_display = ["login", "name", "source", "type", "site_admin", "external_id"]
+    list_filter = ["source", "type", "site_admin"]
+    search_fields = ["login", "name", "=external_id"]
 
 
 @admin.register(Label)
@@ -108,10 +107,10 @@ class IssueAdmin(TriageAdmin):
 
 @admin.register(Comment)
 class CommentAdmin(TriageAdmin):
-    list_display = ["github_id", "issue", "author", "created_at", "deleted_at"]
+    list_display = ["external_id", "issue", "author", "created_at", "deleted_at"]
     list_filter = ["author_association"]
     list_select_related = ["issue__repository", "author"]
-    search_fields = ["body", "author__login", "=github_id"]
+    search_fields = ["body", "author__login", "=external_id"]
     raw_id_fields = ["issue", "author"]
     show_full_result_count = False
 
@@ -240,17 +239,11 @@ class SavedSearchAdmin(TriageAdmin):
         social.saved_search_schedule(search=obj)
 
 
-@admin.register(XAuthor)
-class XAuthorAdmin(TriageAdmin):
-    list_display = ["username", "name", "followers_count", "x_id"]
-    search_fields = ["username", "name"]
-
-
 @admin.register(Post)
 class PostAdmin(TriageAdmin):
-    list_display = ["x_id", "author", "created_at", "sentiment", "short_text"]
+    list_display = ["external_id", "author", "created_at", "sentiment", "short_text"]
     list_filter = ["sentiment", "searches"]
-    search_fields = ["text", "author__username"]
+    search_fields = ["text", "author__login"]
     raw_id_fields = ["author"]
     filter_horizontal = ["searches"]
 

@@ -19,8 +19,8 @@ class PostListQuerySerializer(serializers.Serializer):
 
 
 class PostSerializer(serializers.ModelSerializer):
-    id = serializers.CharField(source="x_id")
-    author = serializers.CharField(source="author.username", default=None, allow_null=True)
+    id = serializers.CharField(source="external_id")
+    author = serializers.CharField(source="author.login", default=None, allow_null=True)
     url = serializers.CharField()
     linked_issues = serializers.SerializerMethodField()
     searches = serializers.SerializerMethodField()

@@ -1,8 +1,10 @@
-"""What GitHub holds, mirrored: repositories, people, labels, issues and PRs, comments.
+"""What the sources hold, mirrored: repositories, people, labels, issues and PRs, comments, posts.
 
-Every row is unique on GitHub's own identity (ids, or repository + number for issues, which a
-pull-request delivery names before the issue listing has given us the issue id), so every write
-is an upsert and replaying a sync or a delivery changes nothing.
+People, issues, comments and posts are each unique on their source ("github", "x", ...) and the
+source's own id for them (`external_id`, as text: every source's ids fit); issues also on
+repository + number, which a pull-request delivery names before the issue listing has given us
+the issue id. Every write is an upsert (triage/services/upsert.py), so replaying a sync or a
+delivery changes nothing.
 """
 
 from django.conf import settings
@@ -77,18 +79,34 @@ class RepositoryFormerName(models.Model):
         return f"{self.full_name} (now {self.repository.full_name})"
 
 
+class Source(models.TextChoices):
+    """Where a person, issue, comment or post comes from (one package each in triage/sources/)."""
+
+    GITHUB = "github", "GitHub"
+    X = "x", "X"
+
+
 class Person(models.Model):
-    github_id = models.BigIntegerField(unique=True)
+    """Someone on a source: a GitHub user (login) or an X account (login: the @username)."""
+
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.GITHUB)
+    external_id = models.CharField(max_length=100, help_text="the source's id of this person")
     login = models.CharField(max_length=100, db_index=True)
     name = models.CharField(max_length=255, blank=True, default="")
     avatar_url = models.URLField(max_length=500, blank=True, default="")
     html_url = models.URLField(max_length=500, blank=True, default="")
     type = models.CharField(max_length=32, blank=True, default="User")
     site_admin = models.BooleanField(default=False)
+    followers_count = models.PositiveIntegerField(default=0)
 
     class Meta:
         verbose_name_plural = "people"
         ordering = ["login"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "external_id"], name="person_source_external_id_unique"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.login
@@ -134,7 +152,10 @@ class Issue(models.Model):
 
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="issues")
     number = models.PositiveIntegerField()
-    github_id = models.BigIntegerField(unique=True, null=True, blank=True)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.GITHUB)
+    external_id = models.CharField(
+        max_length=100, blank=True, default="", help_text="the source's id of this issue"
+    )
     node_id = models.CharField(max_length=100, blank=True, default="")
     title = models.TextField()
     body = models.TextField(blank=True, default="")
@@ -195,7 +216,13 @@ class Issue(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["repository", "number"], name="issue_repo_number_unique"
-            )
+            ),
+            # "" until a listing gives us the id of an issue a pull_request delivery named first
+            models.UniqueConstraint(
+                fields=["source", "external_id"],
+                condition=~models.Q(external_id=""),
+                name="issue_source_external_id_unique",
+            ),
         ]
         indexes = [
             models.Index(fields=["repository", "state", "-updated_at"]),
@@ -230,7 +257,8 @@ class Issue(models.Model):
 
 
 class Comment(models.Model):
-    github_id = models.BigIntegerField(unique=True)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.GITHUB)
+    external_id = models.CharField(max_length=100, help_text="the source's id of this comment")
     issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="comments")
     node_id = models.CharField(max_length=100, blank=True, default="")
     author = models.ForeignKey(
@@ -250,10 +278,15 @@ class Comment(models.Model):
     sentiment_model_version = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
-        ordering = ["created_at", "github_id"]
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "external_id"], name="comment_source_external_id_unique"
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"comment {self.github_id} on {self.issue_id}"
+        return f"comment {self.external_id} on {self.issue_id}"
 
 
 class SyncState(models.Model):
@@ -488,29 +521,16 @@ class SavedSearch(models.Model):
         return self.name
 
 
-class XAuthor(models.Model):
-    x_id = models.BigIntegerField(unique=True)
-    username = models.CharField(max_length=50, db_index=True)
-    name = models.CharField(max_length=100, blank=True, default="")
-    followers_count = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        verbose_name = "X author"
-        ordering = ["username"]
-
-    def __str__(self) -> str:
-        return f"@{self.username}"
-
-
 class Post(models.Model):
     class Sentiment(models.TextChoices):
         NEGATIVE = "negative"
         NEUTRAL = "neutral"
         POSITIVE = "positive"
 
-    x_id = models.BigIntegerField(unique=True)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.X)
+    external_id = models.CharField(max_length=100, help_text="the source's id of this post")
     author = models.ForeignKey(
-        XAuthor, null=True, blank=True, on_delete=models.SET_NULL, related_name="posts"
+        Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="posts"
     )
     text = models.TextField()
     created_at = models.DateTimeField(db_index=True)
@@ -537,14 +557,19 @@ class Post(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["sentiment", "-created_at"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "external_id"], name="post_source_external_id_unique"
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"post {self.x_id}"
+        return f"post {self.external_id}"
 
     @property
     def url(self) -> str:
-        username = self.author.username if self.author_id else "i"
-        return f"https://x.com/{username}/status/{self.x_id}"
+        username = self.author.login if self.author_id else "i"
+        return f"https://x.com/{username}/status/{self.external_id}"
 
 
 class SentimentCorrection(models.Model):

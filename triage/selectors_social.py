@@ -50,7 +50,7 @@ def post_list(
             if linked
             else posts.exclude(pk__in=confirmed.values("post_id"))
         )
-    return posts.order_by("-created_at", "-x_id")
+    return posts.order_by("-created_at", "-id")
 
 
 def _month_start() -> date:

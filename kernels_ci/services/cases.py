@@ -143,13 +143,13 @@ def commands_process(*, case: ReproCase, report: RefreshReport) -> None:
             issue_id=case.issue_id, deleted_at__isnull=True, body__contains="/repro"
         )
         .select_related("author")
-        .order_by("created_at", "github_id")
+        .order_by("created_at", "id")
     )
     for comment in comments:
         match = REPRO_COMMAND_RE.search(comment.body)
-        if comment.github_id in seen or match is None:
+        if comment.external_id in seen or match is None:
             continue
-        seen.add(comment.github_id)
+        seen.add(comment.external_id)
         login = comment.author.login if comment.author else "ghost"
         if comment.author_association.upper() not in TRUSTED_ASSOCIATIONS:
             report.refused.append(

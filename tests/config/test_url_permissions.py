@@ -99,7 +99,7 @@ def world(make, series):  # noqa: F811
     repro = make.issue(repository=issue.repository, number=3, body=issue_body())
     case = case_refresh(issue=repro)
     search = SavedSearch.objects.create(name="sucks", query="ROCm sucks")
-    post = Post.objects.create(x_id=1, text="ROCm sucks", created_at=make.now)
+    post = Post.objects.create(external_id="1", text="ROCm sucks", created_at=make.now)
     link = PostIssueLink.objects.create(
         post=post, issue=issue, kind="suggested", status="suggested"
     )

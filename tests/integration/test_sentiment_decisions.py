@@ -35,7 +35,7 @@ def test_a_decision_committed_while_the_post_is_understood_is_kept(
     training.model_train(name="sentiment", texts=texts, labels=labels, source="test")
     triager = user_with_role(django_user_model, "tess", "triagers")
     post = Post.objects.create(
-        x_id=1_862_000_000_000_000_001,
+        external_id="1862000000000000001",
         text="awful, it crashes again and hangs",
         created_at=datetime(2026, 11, 30, tzinfo=UTC),
     )

@@ -57,7 +57,7 @@ def _payload(issue, *, comment_id, body, association):
             "default_branch": "main",
         },
         "issue": {
-            "id": issue.github_id,
+            "id": int(issue.external_id),
             "number": issue.number,
             "title": issue.title,
             "body": issue.body,

@@ -57,7 +57,7 @@ def test_a_backfill_goes_on_through_a_broker_restart_and_loses_nothing(persisten
 
     issues = Issue.objects.filter(repository=repository)
     assert issues.count() == 400
-    assert not issues.values("github_id").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert not issues.values("external_id").annotate(n=Count("id")).filter(n__gt=1).exists()
     # every issue's classification is queued: from before the crash, during and after it
     classify = [
         kwargs["ids"] for task, _, kwargs, _ in cluster.queued("classify") if task == CLASSIFY

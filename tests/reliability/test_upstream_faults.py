@@ -63,10 +63,10 @@ def test_syncs_hit_by_5xx_and_rate_limits_free_their_worker_and_resume_from_thei
 
     issues = Issue.objects.filter(repository=repository)
     assert issues.count() == 500
-    assert not issues.values("github_id").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert not issues.values("external_id").annotate(n=Count("id")).filter(n__gt=1).exists()
     posts = Post.objects.filter(text__contains=word)
     assert posts.count() == 280
-    assert not posts.values("x_id").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert not posts.values("external_id").annotate(n=Count("id")).filter(n__gt=1).exists()
 
     gh = github.requests_to(issues_path)
     gh_502 = [e for e in gh if e["status"] == 502]

@@ -72,10 +72,10 @@ def test_a_sync_killed_mid_backfill_completes_on_another_worker_with_each_record
 
     issues = Issue.objects.filter(repository=repository)
     assert issues.count() == 355 and issues.filter(is_pull_request=True).count() == 5
-    assert not issues.values("github_id").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert not issues.values("external_id").annotate(n=Count("id")).filter(n__gt=1).exists()
     comments = Comment.objects.filter(issue__repository=repository)
     assert comments.count() == 120
-    assert not comments.values("github_id").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert not comments.values("external_id").annotate(n=Count("id")).filter(n__gt=1).exists()
     # the other worker went on from the watermark of the last committed page, not from scratch
     resumed = [r for r in github.requests_to(issues_path) if r["time"] > killed]
     assert resumed and all("since=" in r["query"] for r in resumed)

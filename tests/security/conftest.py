@@ -63,7 +63,9 @@ def api_world(make, series):  # noqa: F811
     repro = make.issue(repository=repository, number=3, body=issue_body())
     case = case_refresh(issue=repro)
     search = SavedSearch.objects.create(name="rocm", query="ROCm")
-    post = Post.objects.create(x_id=11, text="ROCm hangs on my MI300X", created_at=make.now)
+    post = Post.objects.create(
+        external_id="11", text="ROCm hangs on my MI300X", created_at=make.now
+    )
     post.searches.add(search)
     PostIssueLink.objects.create(post=post, issue=issue, kind="suggested", status="suggested")
     backport = Backport.objects.create(issue=issue, series=series, train_version="7.8")

@@ -171,7 +171,7 @@ def github_comment(comment_id: int, *, issue_number: int, body: str) -> dict:
 def corpus_ingest(*, repository) -> dict:
     """Ingest the corpus through the upserts the sync and the webhook use, and the X post upsert.
 
-    Returns {"issues": {name: number}, "searchable": {search name: number}, "posts": {name: x_id}}.
+    Returns {"issues": {name: number}, "searchable": {search name: number}, "posts": {name: id}}.
     """
     from triage.services import social
     from triage.sources.github import ingest

@@ -205,7 +205,7 @@ def hostile_train(client, settings, series, django_capture_on_commit_callbacks):
                 pr["body"], pr["title"] = body, "An unlinked release-branch merge"
             _deliver(client, "pull_request", merged)
     stored = Issue.objects.get(number=4321)
-    # ingestion stores no URL but http(s) (triage.sources.github.ingest._web_url) ...
+    # ingestion stores no URL but http(s) (triage.services.upsert.web_url) ...
     assert stored.html_url == "" and Comment.objects.get(issue=stored).html_url == ""
     # ... and the pages hold at their own depth too: rows stored before that rule, or by a
     # path that forgets it, carry the script URLs the deliveries carried

@@ -149,7 +149,7 @@ def test_the_issue_list_search_box_agrees_with_the_api(viewer, corpus):
 def test_a_post_search_matches_the_text_literally(viewer, corpus, query):
     from triage.selectors_social import post_list
 
-    expected = {x_id for x_id, text in Post.objects.values_list("x_id", "text") if query in text}
-    assert set(post_list(q=query).values_list("x_id", flat=True)) == expected
+    expected = {i for i, text in Post.objects.values_list("external_id", "text") if query in text}
+    assert set(post_list(q=query).values_list("external_id", flat=True)) == expected
     assert len(expected) < Post.objects.count()
     assert viewer.get("/social/", {"q": query}).status_code == 200

@@ -53,7 +53,7 @@ def test_a_new_comment_by_the_reporter_updates_the_environment_and_the_priority(
     comment = {
         "id": 777001,
         "body": "Sorry, forgot: Radeon 7900XTX, ROCm 6.2.4.",
-        "user": {"id": issue.author.github_id, "login": "ann"},
+        "user": {"id": int(issue.author.external_id), "login": "ann"},
         "created_at": "2026-01-03T00:00:00Z",
         "updated_at": "2026-01-03T00:00:00Z",
     }

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from triage.models import Issue
 from triage.sources.github import ingest
+from triage.sources.records import parse_timestamp
 
 
 def item(**fields):
@@ -23,10 +24,10 @@ def item(**fields):
 
 def test_it_reads_timestamps_with_and_without_a_zone_as_utc():
     expected = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-    assert ingest.parse_timestamp("2026-01-02T03:04:05Z") == expected
-    assert ingest.parse_timestamp("2026-01-02T05:04:05+02:00") == expected
-    assert ingest.parse_timestamp("2026-01-02T03:04:05") == expected  # naive: GitHub means UTC
-    assert ingest.parse_timestamp(None) is None
+    assert parse_timestamp("2026-01-02T03:04:05Z") == expected
+    assert parse_timestamp("2026-01-02T05:04:05+02:00") == expected
+    assert parse_timestamp("2026-01-02T03:04:05") == expected  # naive: GitHub means UTC
+    assert parse_timestamp(None) is None
 
 
 def test_reaction_counts_are_stored_by_content_and_kept_when_a_payload_has_none(make):

@@ -46,7 +46,10 @@ NEUTRAL = [
 
 def post(text, **fields):
     return Post.objects.create(
-        x_id=next(ids), text=text, created_at=datetime(2026, 11, 20, tzinfo=UTC), **fields
+        external_id=str(next(ids)),
+        text=text,
+        created_at=datetime(2026, 11, 20, tzinfo=UTC),
+        **fields,
     )
 
 
@@ -269,7 +272,7 @@ def test_the_posts_api_lists_and_filters(api_client, feed):
     data = api_client.get("/api/posts/", {"sentiment": "negative"}).json()
     assert data["count"] == 1
     [item] = data["results"]
-    assert item["id"] == str(feed["angry"].x_id)
+    assert item["id"] == feed["angry"].external_id
     assert item["searches"] == ["ROCm sucks"]
     assert item["sentiment_decided"] is False
     assert item["linked_issues"][0]["issue"] == "ROCm/ROCm#4321"
@@ -284,7 +287,7 @@ def test_the_posts_api_refuses_bad_filters(api_client, feed):
 
 def test_the_issue_api_carries_its_linked_posts(api_client, feed):
     data = api_client.get("/api/issues/ROCm/ROCm/4321/").json()
-    assert data["linked_posts"][0]["post"]["id"] == str(feed["angry"].x_id)
+    assert data["linked_posts"][0]["post"]["id"] == feed["angry"].external_id
 
 
 @pytest.mark.django_db(transaction=True)
@@ -358,8 +361,8 @@ def test_a_triager_sets_a_posts_sentiment_and_a_new_model_version_keeps_it(train
     assert (correction.before, correction.after, correction.user) == ("negative", "neutral", user)
     assert correction.before_confidence == before_confidence
     action = TriageAction.objects.get(action="post.sentiment")
-    assert action.before == {"post": p.x_id, "sentiment": "negative"}
-    assert action.after == {"post": p.x_id, "sentiment": "neutral"}
+    assert action.before == {"post": p.external_id, "sentiment": "negative"}
+    assert action.after == {"post": p.external_id, "sentiment": "neutral"}
 
     report = post_understanding.posts_understand(ids=[p.pk])  # e.g. a new sentiment version
     p.refresh_from_db()

@@ -22,7 +22,7 @@ ids = itertools.count(1_860_000_000_000_000_000)
 def posts_at(search, moments, text="ROCm sucks", components=""):
     for moment in moments:
         post = Post.objects.create(
-            x_id=next(ids), text=text, created_at=moment, component_tags=components
+            external_id=str(next(ids)), text=text, created_at=moment, component_tags=components
         )
         post.searches.add(search)
 

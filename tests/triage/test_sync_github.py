@@ -76,7 +76,7 @@ def test_it_stores_pull_request_details(populated):
     assert len(pr.merge_commit_sha) == 40
     assert pr.base_ref == "release/rocm-rel-7.1"
     assert pr.head_ref == "fix-crash"
-    assert pr.pr_github_id is not None and pr.pr_github_id != pr.github_id
+    assert pr.pr_github_id is not None and str(pr.pr_github_id) != pr.external_id
 
 
 def test_an_unchanged_repository_costs_one_request_per_resource_answered_304(populated):
@@ -370,7 +370,7 @@ def test_it_stores_reactions_of_issues_and_comments(emulator):
     issue = Issue.objects.get(number=1)
     assert issue.reactions_total == 5
     assert issue.reactions == {"+1": 4, "eyes": 1}
-    assert Comment.objects.get(github_id=comment["id"]).reactions_total == 2
+    assert Comment.objects.get(external_id=str(comment["id"])).reactions_total == 2
 
 
 def test_a_full_sync_refreshes_reaction_counts_that_did_not_move_updated_at(emulator):

@@ -16,7 +16,7 @@ from django_celery_beat.models import PeriodicTask
 
 from tests.fakes.x_api import XEmulator
 from triage import tasks
-from triage.models import Post, SavedSearch, XAuthor
+from triage.models import Person, Post, SavedSearch
 from triage.services import social
 from triage.sources.x.client import XError, XRateLimited, XSource, XUnavailable
 
@@ -50,7 +50,7 @@ def test_it_fetches_every_matching_post_once_in_pages_of_100(x_api, sucks):
     assert report.created == 230
     assert report.requests == 3
     assert Post.objects.count() == 230
-    assert XAuthor.objects.get().username == "angry_dev"
+    assert Person.objects.get(source="x").login == "angry_dev"
     searches = [r for r in x_api.requests if r["path"].endswith("/search/recent")]
     assert all(r["query"]["max_results"] == "100" for r in searches)
     assert "author_id" in searches[0]["query"]["expansions"]
@@ -64,7 +64,7 @@ def test_a_second_sync_fetches_only_newer_posts(x_api, sucks):
 
     sucks.refresh_from_db()
     watermark = sucks.since_id
-    assert watermark == str(max(Post.objects.values_list("x_id", flat=True)))
+    assert watermark == str(max(int(i) for i in Post.objects.values_list("external_id", flat=True)))
     x_api.add_post("ROCm sucks, still")
     report = social.saved_search_sync(search=sucks)
 

@@ -112,7 +112,9 @@ def test_the_issue_page_makes_the_same_number_of_queries_however_much_it_shows(
         issue = make.issue(number=number, labels=[f"label-{number}-{i}" for i in range(n)])
         for i in range(n):
             make.comment(issue, body=f"comment {i}", author=f"user{number}-{i}")
-            post = Post.objects.create(x_id=number * 100 + i, text="ROCm", created_at=make.now)
+            post = Post.objects.create(
+                external_id=str(number * 100 + i), text="ROCm", created_at=make.now
+            )
             PostIssueLink.objects.create(
                 post=post, issue=issue, kind="suggested", status="suggested"
             )

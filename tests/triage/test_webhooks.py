@@ -227,7 +227,7 @@ def test_issues__opened(client):
     deliver(client, "issues__opened")
     issue = issue_4321()
     payload = fixture_payload("issues__opened")["issue"]
-    assert issue.github_id == payload["id"]
+    assert issue.external_id == str(payload["id"])
     assert issue.title == payload["title"]
     assert issue.author.login == "mi300-user"
     assert list(issue.labels.values_list("name", flat=True)) == ["bug"]

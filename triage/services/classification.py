@@ -260,7 +260,7 @@ def _environment_comments(issue_ids) -> tuple[dict[int, str], dict[int, list[Com
     comments: dict[int, list[CommentText]] = {}
     rows = (
         Comment.objects.filter(issue_id__in=issue_ids, deleted_at__isnull=True)
-        .order_by("issue_id", "created_at", "github_id")
+        .order_by("issue_id", "created_at", "id")
         .values_list("issue_id", "author_id", "author__login", "body")
     )
     for issue_id, author_id, login, body in rows.iterator(chunk_size=COMMENT_BATCH):

@@ -13,7 +13,9 @@ from django.db import transaction
 from classifiers import datasets, training
 from triage.models import Post, SavedSearch
 from triage.services import post_understanding, priority, social, spikes
+from triage.services.upsert import UpsertResult
 from triage.sources.github import ingest
+from triage.sources.records import parse_timestamp
 
 DEMO_DATA = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "github.json.gz"
 PAGE = 100
@@ -22,9 +24,9 @@ PAGE = 100
 @dataclass
 class DemoReport:
     repositories: int = 0
-    issues: ingest.UpsertResult | None = None
-    pulls: ingest.UpsertResult | None = None
-    comments: ingest.UpsertResult | None = None
+    issues: UpsertResult | None = None
+    pulls: UpsertResult | None = None
+    comments: UpsertResult | None = None
 
     def summary(self) -> str:
         parts = [f"{self.repositories} repositories"]
@@ -49,9 +51,7 @@ def demo_data_read(path: Path = DEMO_DATA) -> dict:
 
 def demo_load(*, path: Path = DEMO_DATA) -> DemoReport:
     data = demo_data_read(path)
-    report = DemoReport(
-        issues=ingest.UpsertResult(), pulls=ingest.UpsertResult(), comments=ingest.UpsertResult()
-    )
+    report = DemoReport(issues=UpsertResult(), pulls=UpsertResult(), comments=UpsertResult())
     for entry in data["repositories"]:
         with transaction.atomic():
             repository = ingest.repository_get_or_create(full_name=entry["repository"]["full_name"])
@@ -187,8 +187,8 @@ def demo_posts_load(*, path: Path = DEMO_POSTS) -> DemoPostsReport:
     # the pipeline understood them as they came, or will on a worker; the spikes per component
     # need the component tags now, and the demo's trained models should speak on every post
     report.understood = demo_posts_understand()
-    first = min(ingest.parse_timestamp(p["created_at"]) for p in data["data"])
-    last = max(ingest.parse_timestamp(p["created_at"]) for p in data["data"])
+    first = min(parse_timestamp(p["created_at"]) for p in data["data"])
+    last = max(parse_timestamp(p["created_at"]) for p in data["data"])
     found = spikes.spikes_scan(
         first_hour=first, last_hour=last, components=spikes.component_scopes()
     )

@@ -27,17 +27,15 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from config import linear_re
-from triage import pipeline
 from triage.models import (
     Post,
     PostIssueLink,
     SavedSearch,
     SentimentCorrection,
     TriageAction,
-    XAuthor,
 )
-from triage.services import priority
-from triage.sources.github.ingest import parse_timestamp, storable_text
+from triage.services import priority, upsert
+from triage.sources.x import records as x_records
 from triage.sources.x.client import (
     XSource,
     recent_start_time,
@@ -159,7 +157,11 @@ def _watermark_time(since_id: str) -> datetime | None:
     """When the watermark's post was made: from our copy of it, else from the id itself."""
     if not since_id.isdigit():
         return None
-    created = Post.objects.filter(x_id=int(since_id)).values_list("created_at", flat=True).first()
+    created = (
+        Post.objects.filter(source=x_records.SOURCE, external_id=since_id)
+        .values_list("created_at", flat=True)
+        .first()
+    )
     return created or snowflake_time(int(since_id))
 
 
@@ -171,75 +173,18 @@ def _budget_left(search: SavedSearch) -> int:
     return max(0, search.monthly_budget - search.posts_this_month)
 
 
-def authors_upsert(*, users: dict[str, dict]) -> dict[str, int]:
-    """Upsert X users; returns {X user id: XAuthor pk}."""
-    if not users:
-        return {}
-    XAuthor.objects.bulk_create(
-        [
-            XAuthor(
-                x_id=int(user_id),
-                username=storable_text(str(user.get("username") or ""))[:50],
-                name=storable_text(str(user.get("name") or ""))[:100],
-                followers_count=int((user.get("public_metrics") or {}).get("followers_count") or 0),
-            )
-            for user_id, user in users.items()
-        ],
-        update_conflicts=True,
-        unique_fields=["x_id"],
-        update_fields=["username", "name", "followers_count"],
-    )
-    return {
-        str(x_id): pk
-        for x_id, pk in XAuthor.objects.filter(x_id__in=[int(u) for u in users]).values_list(
-            "x_id", "pk"
-        )
-    }
-
-
 def posts_upsert(
     *, search: SavedSearch | None, posts: list[dict], users: dict[str, dict]
 ) -> XSyncReport:
-    report = XSyncReport(search=search.name if search else "")
-    posts = [p for p in posts if isinstance(p, dict) and p.get("id")]
-    if not posts:
-        return report
-    ids = [int(p["id"]) for p in posts]
-    existing = set(Post.objects.filter(x_id__in=ids).values_list("x_id", flat=True))
-    authors = authors_upsert(users=users)
-    now = timezone.now()
-    Post.objects.bulk_create(
-        [
-            Post(
-                x_id=int(p["id"]),
-                author_id=authors.get(str(p.get("author_id"))),
-                text=storable_text(str(p.get("text") or "")),
-                created_at=parse_timestamp(p.get("created_at")) or now,
-                lang=str(p.get("lang") or "")[:8],
-                conversation_id=str(p.get("conversation_id") or "")[:32],
-                public_metrics=p.get("public_metrics") or {},
-                entities=p.get("entities") or {},
-                referenced_tweets=p.get("referenced_tweets") or [],
-                ingested_at=now,
-            )
-            for p in posts
-        ],
-        update_conflicts=True,
-        unique_fields=["x_id"],
-        update_fields=["author", "text", "public_metrics", "entities", "referenced_tweets"],
+    """Write one page of X posts (and their authors, as people of source "x")."""
+    result = upsert.posts_upsert(search=search, records=x_records.posts(posts, users))
+    return XSyncReport(
+        search=search.name if search else "",
+        fetched=result.fetched,
+        created=result.created,
+        updated=result.updated,
+        changed_ids=result.changed_ids,
     )
-    pks = dict(Post.objects.filter(x_id__in=ids).values_list("x_id", "pk"))
-    if search is not None:
-        Post.searches.through.objects.bulk_create(
-            [Post.searches.through(post_id=pk, savedsearch_id=search.pk) for pk in pks.values()],
-            ignore_conflicts=True,
-        )
-    report.fetched = len(posts)
-    report.created = len(set(ids) - existing)
-    report.updated = len(posts) - report.created
-    report.changed_ids = sorted(pks.values())
-    pipeline.posts_changed(report.changed_ids)
-    return report
 
 
 def saved_search_sync(*, search: SavedSearch, source: XSource | None = None) -> XSyncReport:
@@ -339,8 +284,8 @@ def post_sentiment_correct(*, post: Post, label: str, user) -> SentimentCorrecti
         TriageAction.objects.create(
             actor=user,
             action="post.sentiment",
-            before={"post": post.x_id, "sentiment": post.sentiment},
-            after={"post": post.x_id, "sentiment": label},
+            before={"post": post.external_id, "sentiment": post.sentiment},
+            after={"post": post.external_id, "sentiment": label},
         )
         post.sentiment, post.sentiment_confidence = label, 1.0
         post.sentiment_corrected_at = correction.created_at

@@ -56,8 +56,10 @@ from config import session_locks
 from triage import pipeline
 from triage.models import Issue, Repository, SyncState
 from triage.services import tracking
+from triage.services.upsert import UpsertResult
 from triage.sources.github import ingest
 from triage.sources.github.client import GitHubError, GitHubSource, RateLimited
+from triage.sources.records import parse_timestamp
 
 logger = logging.getLogger(__name__)
 
@@ -77,14 +79,14 @@ class SyncReport:
     requests: int = 0
     not_modified: int = 0
     rate_remaining: int | None = None
-    by_resource: dict[str, ingest.UpsertResult] = field(default_factory=dict)
+    by_resource: dict[str, UpsertResult] = field(default_factory=dict)
 
-    def record(self, resource: str, result: ingest.UpsertResult, fetched: int) -> None:
+    def record(self, resource: str, result: UpsertResult, fetched: int) -> None:
         self.fetched += fetched
         self.created += result.created
         self.updated += result.updated
         self.unchanged += result.unchanged
-        self.by_resource.setdefault(resource, ingest.UpsertResult()).add(result)
+        self.by_resource.setdefault(resource, UpsertResult()).add(result)
 
     def summary(self) -> str:
         remaining = (
@@ -125,7 +127,7 @@ def _note_success(state: SyncState, source: GitHubSource) -> None:
 
 
 def _newest(items: list[dict]):
-    stamps = [ingest.parse_timestamp(item.get("updated_at")) for item in items]
+    stamps = [parse_timestamp(item.get("updated_at")) for item in items]
     return max((s for s in stamps if s), default=None)
 
 
@@ -134,7 +136,7 @@ def _keyset_listing(
     source: GitHubSource,
     state: SyncState,
     path: str,
-    write_page: Callable[[list[dict]], ingest.UpsertResult],
+    write_page: Callable[[list[dict]], UpsertResult],
     report: SyncReport,
     progress: Progress | None,
     prefetch: bool = False,
@@ -217,7 +219,7 @@ def _fetch_missing_issues(repository, source, numbers: set[int], report) -> None
 def _sync_comments(repository, source, report, full, progress) -> None:
     state = _state(repository, SyncState.Resource.COMMENTS, full)
 
-    def write_page(items: list[dict]) -> ingest.UpsertResult:
+    def write_page(items: list[dict]) -> UpsertResult:
         result = ingest.comments_upsert(repository=repository, items=items)
         if result.missing_issue_numbers:
             _fetch_missing_issues(repository, source, result.missing_issue_numbers, report)
@@ -274,11 +276,7 @@ def _pulls_pages(*, repository, state, report, progress, prefetch, page, number,
         items = [item for item in page.items or [] if isinstance(item, dict)]
         if number == 1:
             newest, first_etag = _newest(items), page.etag
-        fresh = [
-            i
-            for i in items
-            if stop_at is None or ingest.parse_timestamp(i["updated_at"]) >= stop_at
-        ]
+        fresh = [i for i in items if stop_at is None or parse_timestamp(i["updated_at"]) >= stop_at]
         more = "next" in page.links and len(fresh) == len(items)
         pending = prefetch(number + 1) if more else None
         with transaction.atomic():
@@ -389,7 +387,7 @@ def _sync_commits(repository, source, report, full, progress) -> None:
             SyncState.objects.filter(pk=state.pk).update(
                 requests_used=F("requests_used") + (source.requests - requests_before)
             )
-        report.record(state.resource, ingest.UpsertResult(updated=len(found)), len(found))
+        report.record(state.resource, UpsertResult(updated=len(found)), len(found))
         if progress:
             progress(state.resource, len(found), None)
     state.refresh_from_db(fields=["requests_used"])

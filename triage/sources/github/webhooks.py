@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from config import session_locks
 from triage.models import Issue, Repository, WebhookDelivery
-from triage.services import batching, tracking
+from triage.services import batching, tracking, upsert
 from triage.sources.github import ingest
 
 logger = logging.getLogger(__name__)
@@ -344,14 +344,14 @@ def handle_issues(payload: dict) -> None:
     repository = _repository_of(payload)
     issue, action = payload["issue"], payload.get("action")
     if action == "deleted":
-        ingest.issue_mark_deleted(repository=repository, number=int(issue["number"]))
+        upsert.issue_mark_deleted(repository=repository, number=int(issue["number"]))
         return
     if action == "transferred":
         changes = payload.get("changes") or {}
         new_repo = (changes.get("new_repository") or {}).get("full_name", "")
         new_issue = changes.get("new_issue") or {}
         ingest.issues_upsert(repository=repository, items=[issue], from_webhook=True)
-        ingest.issue_mark_transferred(
+        upsert.issue_mark_transferred(
             repository=repository,
             number=int(issue["number"]),
             new_reference=f"{new_repo}#{new_issue.get('number', '')}",

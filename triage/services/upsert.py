@@ -1,0 +1,765 @@
+"""The one upsert path: people, labels, issues, pull requests, comments and posts from every source.
+
+The source packages turn their payloads into records (triage/sources/records.py); these functions
+write them one page or one delivery at a time, a few statements a page whatever its size, and
+say what they did (created / updated / unchanged, the changed rows) so callers can report it and
+the pipeline gets the changed rows. Text is made storable (no NUL, no lone surrogate) and URLs
+are kept only when they are http(s), whatever the source.
+
+On Postgres a page's rows of one table go in as one array per column, in one
+`INSERT ... SELECT FROM unnest(...) ON CONFLICT DO UPDATE ... RETURNING` bound server-side and
+prepared (`rows_upsert`): no statement of thousands of parameters for Django to build and
+psycopg to parse again on every page. Elsewhere (SQLite, the embedded default) Django's
+bulk_create does the same upsert.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import psycopg
+from django.db import connection, models
+from django.db.backends.utils import CursorWrapper
+from django.utils import timezone
+
+from triage import pipeline
+from triage.models import Comment, Issue, Label, Person, Post, Repository, SavedSearch
+from triage.safe_links import is_external, safe_link_url
+from triage.sources.records import (
+    CommentRecord,
+    IssueRecord,
+    LabelRecord,
+    PersonRecord,
+    PostRecord,
+    PullRecord,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class UpsertResult:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    changed_ids: list[int] = field(default_factory=list)
+    missing_issue_numbers: set[int] = field(default_factory=set)
+
+    def add(self, other: UpsertResult) -> None:
+        self.created += other.created
+        self.updated += other.updated
+        self.unchanged += other.unchanged
+        self.changed_ids.extend(other.changed_ids)
+        self.missing_issue_numbers |= other.missing_issue_numbers
+
+    @property
+    def fetched(self) -> int:
+        return self.created + self.updated + self.unchanged
+
+
+def storable_text(value: str) -> str:
+    """Text as every database can store it: without NUL characters (which Postgres text cannot
+    hold) and with lone surrogates (which UTF-8 cannot encode) replaced by "?"."""
+    if not value.isascii():
+        value = value.encode("utf-8", "replace").decode("utf-8")
+    return value.replace("\x00", "") if "\x00" in value else value
+
+
+def _text(value, limit: int | None = None) -> str:
+    text = storable_text(value) if isinstance(value, str) else ""
+    return text[:limit] if limit else text
+
+
+def web_url(value) -> str:
+    """An http(s) URL as the sources send them (html_url, avatar_url), else "": a payload's
+    "javascript:..." is never stored, so neither a page nor an API client ever gets it."""
+    url = _text(value, 500)
+    return url if is_external(safe_link_url(url)) else ""
+
+
+# --- the bulk write ------------------------------------------------------------------------
+
+
+def _column(model: type[models.Model], name: str) -> models.Field:
+    return model._meta.get_field(name)
+
+
+def rows_upsert(
+    model: type[models.Model],
+    columns: Sequence[str],
+    rows: list[tuple],
+    *,
+    conflict: Sequence[str],
+    update: Sequence[str],
+    returning: Sequence[str] = (),
+) -> list[tuple]:
+    """Insert `rows` (values of `columns`, model field names), updating `update` on a conflict
+    on `conflict` (nothing when `update` is empty); returns `returning` + the pk of each row
+    written (not of rows left alone by an empty `update`)."""
+    if not rows:
+        return []
+    if connection.vendor == "postgresql":
+        return _unnest_upsert(model, columns, rows, conflict, update, returning)
+    attnames = [_column(model, name).attname for name in columns]
+    objects = [model(**dict(zip(attnames, row, strict=True))) for row in rows]
+    if update:
+        model.objects.bulk_create(
+            objects, update_conflicts=True, unique_fields=conflict, update_fields=update
+        )
+    else:
+        model.objects.bulk_create(objects, ignore_conflicts=True)
+    if not returning:
+        return []
+    if any(obj.pk is None for obj in objects):  # a database without RETURNING: ask
+        keys = {tuple(getattr(obj, name) for name in returning) for obj in objects}
+        found = model.objects.filter(
+            **{f"{returning[0]}__in": {key[0] for key in keys}}
+        ).values_list(*returning, "pk")
+        return [row for row in found if tuple(row[:-1]) in keys]
+    return [(*(getattr(obj, name) for name in returning), obj.pk) for obj in objects]
+
+
+def _unnest_upsert(model, columns, rows, conflict, update, returning) -> list[tuple]:
+    """Postgres: one `INSERT ... SELECT FROM unnest(array per column) ... ON CONFLICT` whose
+    text is the same for every page of a kind, so psycopg binds the arrays server-side and
+    prepares the statement once a connection has run it a few times: one round trip a table,
+    whatever the page's size, and nothing parsed again."""
+    meta = model._meta
+    quote = connection.ops.quote_name
+    given = [_column(model, name) for name in columns]
+    # every other column but the pk: a new row gets the model's default for it
+    named = set(columns)
+    others = [f for f in meta.concrete_fields if not f.primary_key and f.name not in named]
+    arrays = [
+        [
+            (
+                field.get_db_prep_save(row[i], connection)
+                if isinstance(field, models.JSONField)
+                else row[i]
+            )
+            for row in rows
+        ]
+        for i, field in enumerate(given)
+    ]
+    defaults = [f.get_db_prep_save(f.get_default(), connection) for f in others]
+    target = ", ".join(quote(_column(model, n).column) for n in conflict)
+    if update:
+        sets = ", ".join(
+            f"{c} = EXCLUDED.{c}" for c in (quote(_column(model, n).column) for n in update)
+        )
+        action = f"DO UPDATE SET {sets}"
+    else:
+        action = "DO NOTHING"
+    back = ", ".join(quote(_column(model, n).column) for n in (*returning, meta.pk.name))
+    # Every name here is the model's own (quoted identifiers); every value is a parameter.
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} "  # noqa: S608
+        f"({', '.join(quote(f.column) for f in (*given, *others))}) "
+        f"SELECT u.*{''.join(f', %s::{f.db_type(connection)}' for f in others)} "
+        f"FROM unnest({', '.join(f'%s::{f.db_type(connection)}[]' for f in given)}) AS u "
+        f"ON CONFLICT ({target}) {action} RETURNING {back}"
+    )
+    connection.ensure_connection()
+    with CursorWrapper(psycopg.Cursor(connection.connection), connection) as cursor:
+        cursor.execute(sql, [*defaults, *arrays])
+        return cursor.fetchall() if returning else []
+
+
+# --- people and labels ---------------------------------------------------------------------
+
+PERSON_FIELDS = ("login", "name", "avatar_url", "html_url", "type", "site_admin", "followers_count")
+
+
+def _person_value(name: str, value):
+    if name in ("avatar_url", "html_url"):
+        return web_url(value)
+    if name in ("login", "name", "type"):
+        return _text(value, 100 if name == "login" else 255 if name == "name" else 32)
+    return value
+
+
+def persons_upsert(*, people: Iterable[PersonRecord | None]) -> dict[tuple[str, str], int]:
+    """Upsert people; returns {(source, external id): Person pk}. A field a record does not
+    carry (None) keeps what is stored, or the default for a new person."""
+    by_key: dict[tuple[str, str], PersonRecord] = {}
+    for person in people:
+        if person is not None and person.external_id and person.login:
+            by_key[(person.source, person.external_id)] = person
+    found: dict[tuple[str, str], int] = {}
+    groups: dict[tuple[str, ...], list[PersonRecord]] = {}
+    for person in by_key.values():
+        carried = tuple(n for n in PERSON_FIELDS if getattr(person, n) is not None)
+        groups.setdefault(carried, []).append(person)
+    for carried, group in groups.items():
+        rows = rows_upsert(
+            Person,
+            ("source", "external_id", *carried),
+            [
+                (p.source, p.external_id, *(_person_value(n, getattr(p, n)) for n in carried))
+                for p in group
+            ],
+            conflict=("source", "external_id"),
+            update=carried,
+            returning=("source", "external_id"),
+        )
+        found.update({(source, external_id): pk for source, external_id, pk in rows})
+    return found
+
+
+def _person_pk(people: dict[tuple[str, str], int], person: PersonRecord | None) -> int | None:
+    return people.get((person.source, person.external_id)) if person else None
+
+
+def labels_upsert(*, repository: Repository, labels: Iterable[LabelRecord]) -> dict[str, int]:
+    """Upsert labels of one repository; returns {lower-cased name: Label pk}."""
+    by_key: dict[str, LabelRecord] = {}
+    for label in labels:
+        if label.name:
+            by_key[label.name.lower()] = label
+    if not by_key:
+        return {}
+    # A label renamed on GitHub keeps its id: rename our row first so the upsert below matches.
+    with_ids = {lb.external_id: key for key, lb in by_key.items() if lb.external_id is not None}
+    for pk, github_id, name_key in Label.objects.filter(github_id__in=with_ids).values_list(
+        "pk", "github_id", "name_key"
+    ):
+        if with_ids[github_id] != name_key:
+            Label.objects.filter(repository=repository, name_key=with_ids[github_id]).exclude(
+                pk=pk
+            ).delete()
+            Label.objects.filter(pk=pk).update(
+                name=by_key[with_ids[github_id]].name, name_key=with_ids[github_id]
+            )
+
+    def row(key: str, label: LabelRecord) -> tuple:
+        return (
+            repository.pk,
+            label.external_id,
+            label.name,
+            key,
+            _text(label.color, 16),
+            _text(label.description),
+            label.default,
+        )
+
+    columns = ("repository", "github_id", "name", "name_key", "color", "description", "default")
+    found: dict[str, int] = {}
+    identified = [row(k, lb) for k, lb in by_key.items() if lb.external_id is not None]
+    anonymous = [row(k, lb) for k, lb in by_key.items() if lb.external_id is None]
+    for rows, update in (
+        (identified, ("name", "color", "description", "default", "github_id")),
+        (anonymous, ("name", "color")),
+    ):
+        written = rows_upsert(
+            Label,
+            columns,
+            rows,
+            conflict=("repository", "name_key"),
+            update=update,
+            returning=("name_key",),
+        )
+        found.update(dict(written))
+    return found
+
+
+def label_delete(*, repository: Repository, label: LabelRecord) -> int:
+    query = Label.objects.filter(repository=repository)
+    if label.external_id is not None:
+        deleted, _ = query.filter(github_id=label.external_id).delete()
+        if deleted:
+            return deleted
+    deleted, _ = query.filter(name_key=label.name.lower()).delete()
+    return deleted
+
+
+# --- issues and pull requests --------------------------------------------------------------
+
+ISSUE_COLUMNS = (
+    "repository",
+    "number",
+    "source",
+    "external_id",
+    "node_id",
+    "title",
+    "body",
+    "state",
+    "state_reason",
+    "locked",
+    "author",
+    "author_association",
+    "milestone",
+    "comments_count",
+    "reactions_total",
+    "reactions",
+    "html_url",
+    "created_at",
+    "updated_at",
+    "closed_at",
+    "is_pull_request",
+    "merged",
+    "merged_at",
+    "deleted_at",
+    "last_ingested_at",
+)
+
+PULL_COLUMNS = (
+    "repository",
+    "number",
+    "title",
+    "body",
+    "state",
+    "locked",
+    "author",
+    "author_association",
+    "html_url",
+    "created_at",
+    "updated_at",
+    "closed_at",
+    "is_pull_request",
+    "pr_github_id",
+    "pr_updated_at",
+    "draft",
+    "merged",
+    "merged_at",
+    "merged_by",
+    "merge_commit_sha",
+    "base_ref",
+    "head_ref",
+    "head_sha",
+    "deleted_at",
+    "last_ingested_at",
+)
+
+
+def _label_ids(item_labels: list[LabelRecord] | None, labels: dict[str, int]) -> list[int]:
+    """The ids of an item's labels, those that `labels` holds."""
+    return [
+        labels[lb.name.lower()] for lb in item_labels or [] if lb.name and lb.name.lower() in labels
+    ]
+
+
+def _replace_links(
+    through,
+    owner_field: str,
+    other_field: str,
+    pairs: dict[int, list[int]],
+    created: frozenset[int] = frozenset(),
+) -> None:
+    """Make the links of each owner exactly `pairs[owner]`.
+
+    Owners in `created` were inserted by this very upsert and have no links to delete (in a
+    backfill that is every row: one DELETE a page saved).
+    """
+    if not pairs:
+        return
+    stale = [owner for owner in pairs if owner not in created]
+    if stale:
+        through.objects.filter(**{f"{owner_field}__in": stale}).delete()
+    rows = [(owner, other) for owner, others in pairs.items() for other in dict.fromkeys(others)]
+    rows_upsert(
+        through, (owner_field, other_field), rows, conflict=(owner_field, other_field), update=()
+    )
+
+
+def _is_current(stored, incoming, same_time_is_current: bool) -> bool:
+    """Whether the stored row is as new as the incoming item (then we keep it).
+
+    A stored row newer than the item always wins (deliveries can arrive out of order). At the same
+    updated_at a sync's item is the same item again; a delivery's may not be (two labels added
+    within one second), so deliveries are applied then.
+    """
+    if stored is None or incoming is None:
+        return False
+    return stored > incoming or (stored == incoming and same_time_is_current)
+
+
+def _stored(repository: Repository, records: list, *fields: str) -> dict[int, tuple]:
+    """{number: (fields...)} of the stored issues the records name."""
+    return {
+        row[0]: row[1:]
+        for row in Issue.objects.filter(
+            repository=repository, number__in=[r.number for r in records]
+        ).values_list("number", *fields)
+    }
+
+
+def _issue_rows_write(
+    repository: Repository, changed: list[tuple[list, object]], columns, existing
+) -> tuple[dict[int, int], dict[tuple[str, str], int], dict[str, int], frozenset[int]]:
+    """Write the changed rows of issues or pulls with their people and labels; returns
+    ({number: pk}, people, labels, the pks this wrote first)."""
+    people = persons_upsert(
+        people=[p for _, r in changed for p in (r.author, *getattr(r, "assignees", ()))]
+        + [getattr(r, "merged_by", None) for _, r in changed]
+    )
+    labels = labels_upsert(
+        repository=repository, labels=[lb for _, r in changed for lb in r.labels or []]
+    )
+    author = columns.index("author")
+    merged_by = columns.index("merged_by") if "merged_by" in columns else None
+    for row, record in changed:
+        row[author] = _person_pk(people, record.author)
+        if merged_by is not None:
+            row[merged_by] = _person_pk(people, record.merged_by)
+    pks = dict(
+        rows_upsert(
+            Issue,
+            columns,
+            [tuple(row) for row, _ in changed],
+            conflict=("repository", "number"),
+            update=columns[2:],
+            returning=("number",),
+        )
+    )
+    created = frozenset(pks[r.number] for _, r in changed if r.number not in existing)
+    return pks, people, labels, created
+
+
+def issues_upsert(
+    *, repository: Repository, records: list[IssueRecord], from_webhook: bool = False
+) -> UpsertResult:
+    """Upsert issues (and PRs as an issue listing shows them) of one repository."""
+    result = UpsertResult()
+    records = list({record.number: record for record in records}.values())
+    if not records:
+        return result
+    existing = _stored(
+        repository,
+        records,
+        "updated_at",
+        "external_id",
+        "merged",
+        "merged_at",
+        "deleted_at",
+        "reactions_total",
+        "reactions",
+    )
+    now = timezone.now()
+    changed: list[tuple[list, IssueRecord]] = []
+    for record in records:
+        updated_at = record.updated_at or now
+        before = existing.get(record.number)
+        reactions = record.reactions
+        if reactions is None:
+            reactions = (before[5], before[6]) if before else (0, {})
+        if (
+            before is not None
+            and _is_current(before[0], updated_at, not from_webhook)
+            and (not record.external_id or before[1] == record.external_id)
+            and before[4] is None
+            # the same snapshot again, unless only its reaction counts moved
+            and (before[0] > updated_at or (before[5], before[6]) == reactions)
+        ):
+            result.unchanged += 1
+            continue
+        if before is None:
+            result.created += 1
+        else:
+            result.updated += 1
+        if record.merge is not None:
+            merged, merged_at = record.merge
+        else:
+            merged, merged_at = (before[2], before[3]) if before else (None, None)
+        row = [
+            repository.pk,
+            record.number,
+            record.source,
+            record.external_id or "",
+            _text(record.node_id, 100),
+            _text(record.title),
+            _text(record.body),
+            record.state or Issue.State.OPEN,
+            _text(record.state_reason, 32),
+            record.locked,
+            None,  # author, once people are written
+            _text(record.author_association, 32),
+            _text(record.milestone, 255),
+            record.comments_count,
+            reactions[0],
+            reactions[1],
+            web_url(record.html_url),
+            record.created_at or updated_at,
+            updated_at,
+            record.closed_at,
+            record.is_pull_request,
+            merged,
+            merged_at,
+            None,
+            now,
+        ]
+        changed.append((row, record))
+    if not changed:
+        return result
+
+    pks, people, labels, created = _issue_rows_write(repository, changed, ISSUE_COLUMNS, existing)
+    label_pairs, assignee_pairs = {}, {}
+    for _, record in changed:
+        pk = pks[record.number]
+        result.changed_ids.append(pk)
+        label_pairs[pk] = _label_ids(record.labels, labels)
+        assignee_pairs[pk] = [
+            people[(a.source, a.external_id)]
+            for a in record.assignees
+            if (a.source, a.external_id) in people
+        ]
+    _replace_links(Issue.labels.through, "issue", "label", label_pairs, created)
+    _replace_links(Issue.assignees.through, "issue", "person", assignee_pairs, created)
+    pipeline.issues_changed(result.changed_ids)
+    return result
+
+
+def pulls_upsert(
+    *, repository: Repository, records: list[PullRecord], from_webhook: bool = False
+) -> UpsertResult:
+    """Upsert pull requests' own fields (a pulls listing or a pull_request delivery)."""
+    result = UpsertResult()
+    records = list({record.number: record for record in records}.values())
+    if not records:
+        return result
+    existing = _stored(repository, records, "pr_updated_at", "merged")
+    now = timezone.now()
+    changed: list[tuple[list, PullRecord]] = []
+    for record in records:
+        updated_at = record.updated_at or now
+        before = existing.get(record.number)
+        stale = before is not None and before[0] is not None and before[0] > updated_at
+        if stale or (
+            before is not None
+            and _is_current(before[0], updated_at, not from_webhook)
+            and before[1] == record.merged
+        ):
+            result.unchanged += 1
+            continue
+        if before is None:
+            result.created += 1
+        else:
+            result.updated += 1
+        row = [
+            repository.pk,
+            record.number,
+            _text(record.title),
+            _text(record.body),
+            record.state or Issue.State.OPEN,
+            record.locked,
+            None,  # author
+            _text(record.author_association, 32),
+            web_url(record.html_url),
+            record.created_at or updated_at,
+            updated_at,
+            record.closed_at,
+            True,
+            record.pull_id,
+            updated_at,
+            record.draft,
+            record.merged,
+            record.merged_at,
+            None,  # merged_by
+            _text(record.merge_commit_sha, 64),
+            _text(record.base_ref, 255),
+            _text(record.head_ref, 255),
+            _text(record.head_sha, 64),
+            None,
+            now,
+        ]
+        changed.append((row, record))
+    if not changed:
+        return result
+    pks, _, labels, created = _issue_rows_write(repository, changed, PULL_COLUMNS, existing)
+    label_pairs = {}
+    for _, record in changed:
+        pk = pks[record.number]
+        result.changed_ids.append(pk)
+        if record.labels is not None:
+            label_pairs[pk] = _label_ids(record.labels, labels)
+    _replace_links(Issue.labels.through, "issue", "label", label_pairs, created)
+    pipeline.issues_changed(result.changed_ids)
+    return result
+
+
+def issue_mark_deleted(*, repository: Repository, number: int) -> int:
+    return Issue.objects.filter(repository=repository, number=number, deleted_at=None).update(
+        deleted_at=timezone.now()
+    )
+
+
+def issue_mark_transferred(*, repository: Repository, number: int, new_reference: str) -> int:
+    return Issue.objects.filter(repository=repository, number=number).update(
+        transferred_to=new_reference[:300], state=Issue.State.CLOSED
+    )
+
+
+# --- comments ------------------------------------------------------------------------------
+
+COMMENT_COLUMNS = (
+    "source",
+    "external_id",
+    "issue",
+    "node_id",
+    "author",
+    "author_association",
+    "body",
+    "html_url",
+    "created_at",
+    "updated_at",
+    "deleted_at",
+    "reactions_total",
+)
+
+
+def comments_upsert(
+    *, repository: Repository, records: list[CommentRecord], from_webhook: bool = False
+) -> UpsertResult:
+    """Upsert comments on issues of one repository.
+
+    Comments of issues we do not hold yet are not written; their issue numbers come back in
+    missing_issue_numbers so the caller can fetch those issues first.
+    """
+    result = UpsertResult()
+    records = list({(r.source, r.external_id): r for r in records}.values())
+    if not records:
+        return result
+    issue_pks = dict(
+        Issue.objects.filter(
+            repository=repository, number__in={r.issue_number for r in records if r.issue_number}
+        ).values_list("number", "pk")
+    )
+    existing = {
+        (row[0], row[1]): row[2:]
+        for row in Comment.objects.filter(
+            source__in={r.source for r in records},
+            external_id__in=[r.external_id for r in records],
+        ).values_list("source", "external_id", "updated_at", "reactions_total")
+    }
+    changed: list[tuple[list, CommentRecord]] = []
+    for record in records:
+        if record.issue_number not in issue_pks:
+            if record.issue_number:
+                result.missing_issue_numbers.add(record.issue_number)
+            continue
+        updated_at = record.updated_at or timezone.now()
+        before = existing.get((record.source, record.external_id))
+        reactions_total = record.reactions_total
+        if reactions_total is None:
+            reactions_total = before[1] if before else 0
+        if (
+            before is not None
+            and _is_current(before[0], updated_at, not from_webhook)
+            and (before[0] > updated_at or before[1] == reactions_total)
+        ):
+            result.unchanged += 1
+            continue
+        if before is not None:
+            result.updated += 1
+        else:
+            result.created += 1
+        row = [
+            record.source,
+            record.external_id,
+            issue_pks[record.issue_number],
+            _text(record.node_id, 100),
+            None,  # author
+            _text(record.author_association, 32),
+            _text(record.body),
+            web_url(record.html_url),
+            record.created_at or updated_at,
+            updated_at,
+            None,
+            reactions_total,
+        ]
+        changed.append((row, record))
+    if not changed:
+        return result
+    people = persons_upsert(people=[r.author for _, r in changed])
+    for row, record in changed:
+        row[4] = _person_pk(people, record.author)
+    rows_upsert(
+        Comment,
+        COMMENT_COLUMNS,
+        [tuple(row) for row, _ in changed],
+        conflict=("source", "external_id"),
+        update=COMMENT_COLUMNS[2:],
+    )
+    touched = sorted({row[2] for row, _ in changed})
+    result.changed_ids.extend(touched)
+    pipeline.comments_changed(touched)
+    return result
+
+
+def comment_mark_deleted(*, source: str, external_id: str) -> int:
+    return Comment.objects.filter(source=source, external_id=external_id, deleted_at=None).update(
+        deleted_at=timezone.now()
+    )
+
+
+# --- posts ---------------------------------------------------------------------------------
+
+POST_COLUMNS = (
+    "source",
+    "external_id",
+    "author",
+    "text",
+    "created_at",
+    "lang",
+    "conversation_id",
+    "public_metrics",
+    "entities",
+    "referenced_tweets",
+    "ingested_at",
+)
+POST_UPDATED = ("author", "text", "public_metrics", "entities", "referenced_tweets")
+
+
+def posts_upsert(*, search: SavedSearch | None, records: list[PostRecord]) -> UpsertResult:
+    """Upsert posts (of a saved search, which tags them: a post two searches found is stored once
+    and tagged with both)."""
+    result = UpsertResult()
+    records = list({(r.source, r.external_id): r for r in records if r.external_id}.values())
+    if not records:
+        return result
+    existing = set(
+        Post.objects.filter(
+            source__in={r.source for r in records},
+            external_id__in=[r.external_id for r in records],
+        ).values_list("source", "external_id")
+    )
+    people = persons_upsert(people=[r.author for r in records])
+    now = timezone.now()
+    written = rows_upsert(
+        Post,
+        POST_COLUMNS,
+        [
+            (
+                r.source,
+                r.external_id,
+                _person_pk(people, r.author),
+                _text(r.text),
+                r.created_at or now,
+                _text(r.lang, 8),
+                _text(r.conversation_id, 32),
+                r.public_metrics,
+                r.entities,
+                r.referenced_tweets,
+                now,
+            )
+            for r in records
+        ],
+        conflict=("source", "external_id"),
+        update=POST_UPDATED,
+        returning=("source", "external_id"),
+    )
+    pks = sorted(pk for _, _, pk in written)
+    if search is not None:
+        rows_upsert(
+            Post.searches.through,
+            ("post", "savedsearch"),
+            [(pk, search.pk) for pk in pks],
+            conflict=("post", "savedsearch"),
+            update=(),
+        )
+    result.created = sum(1 for r in records if (r.source, r.external_id) not in existing)
+    result.updated = len(records) - result.created
+    result.changed_ids = pks
+    pipeline.posts_changed(pks)
+    return result
