@@ -27,7 +27,7 @@ from django.db import (
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config import session_locks
+from config import session_locks, wiring
 from triage.models import Issue, Repository, WebhookDelivery
 from triage.services import batching, tracking, upsert
 from triage.sources.github import ingest
@@ -179,10 +179,16 @@ ENQUEUE_WINDOW_S = 0.05
 ENQUEUE_BATCH_MAX = 50
 
 
-def _send_batch(delivery_pks: list[int]) -> None:
-    from triage.tasks import process_webhook_deliveries
+# The tasks are sent by name (triage.tasks imports this module).
+PROCESS_DELIVERIES_TASK = "triage.tasks.process_webhook_deliveries"
+PROCESS_DELIVERY_TASK = "triage.tasks.process_webhook_delivery"
+READ_COMMITS_TASK = "triage.tasks.read_pull_request_commits"
 
-    process_webhook_deliveries.apply_async((delivery_pks,), retry_policy=ENQUEUE_RETRY_POLICY)
+
+def _send_batch(delivery_pks: list[int]) -> None:
+    wiring.load(PROCESS_DELIVERIES_TASK).apply_async(
+        (delivery_pks,), retry_policy=ENQUEUE_RETRY_POLICY
+    )
 
 
 _batcher = batching.Batcher(
@@ -191,8 +197,7 @@ _batcher = batching.Batcher(
 
 
 def _enqueue(delivery_pk: int) -> None:
-    from triage.tasks import process_webhook_delivery
-
+    process_webhook_delivery = wiring.load(PROCESS_DELIVERY_TASK)
     if not process_webhook_delivery.app.conf.task_always_eager:
         _batcher.add(delivery_pk)
         return
@@ -394,9 +399,7 @@ def handle_pull_request(payload: dict) -> None:
 
 
 def _read_commits(issue_id: int) -> None:
-    from triage.tasks import read_pull_request_commits
-
-    read_pull_request_commits.delay(issue_id)
+    wiring.load(READ_COMMITS_TASK).delay(issue_id)
 
 
 def handle_repository(payload: dict) -> None:
