@@ -24,7 +24,7 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 
-from triage import rendering  # noqa: E402
+from triage.text import rendering  # noqa: E402
 
 LIMIT = 256 * 1024
 BODIES = {

@@ -53,9 +53,9 @@ def readers() -> dict:
     from kernels_ci.sandbox import SandboxResult
     from kernels_ci.signatures import observe
     from releases.linking import closing_references
-    from triage.rendering import render_markdown
     from triage.services.post_understanding import post_mentions
     from triage.services.priority import PLUS_ONE, REGRESSION
+    from triage.text.rendering import render_markdown
 
     def signature(text: str):
         return observe(SandboxResult(returncode=1, stdout=text[: len(text) // 2], stderr=text))

@@ -77,7 +77,7 @@ MIDDLEWARE = [
     "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # The signed webhook carries no session: nothing below reads the database before it.
-    "triage.webhooks.WebhookWithoutSessionMiddleware",
+    "triage.views.webhooks.WebhookWithoutSessionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -209,7 +209,7 @@ if not DEBUG:
 # style attributes (label colours are CSS custom properties that static/js/app.js sets from a
 # data attribute), htmx with eval and its inline indicator <style> off (templates/base.html).
 # Images: our own files, and an image proxy's when one is configured (camo-compatible:
-# triage/image_proxy.py); without it, images in issue text are shown as links.
+# triage/views/image_proxy.py); without it, images in issue text are shown as links.
 IMAGE_PROXY_URL = os.environ.get("IMAGE_PROXY_URL", "").rstrip("/")
 IMAGE_PROXY_KEY = os.environ.get("IMAGE_PROXY_KEY", "")
 _image_proxy = urlsplit(IMAGE_PROXY_URL)

@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from triage import health, webhooks
+from triage.views import health, webhooks
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -38,7 +38,7 @@ urlpatterns = [
     ),
     path("api/", include("kernels_ci.api_urls")),
     path("api/releases/", include("releases.api_urls")),
-    path("api/", include("triage.api_urls")),
+    path("api/", include("triage.api.urls")),
     path("", include("kernels_ci.urls")),
     path("", include("releases.urls")),
     path("", include("triage.urls")),

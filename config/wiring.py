@@ -48,27 +48,27 @@ PRIORITY_PARTS: list[str] = [
     "releases.selectors.priority_train_closeness",  # train 7.9 cuts in 3 days
 ]
 
-# --- Pages (triage/panels.py): sections that later stages add to triage's pages ------------
+# --- Pages (triage/panels/__init__.py): sections later stages add to triage's pages ---------
 # Issue page: `panel(*, issue, request) -> triage.panels.Panel | None`, shown in this order.
 ISSUE_PANELS: list[str] = [
-    "triage.panels_classification.classification_panel",
+    "triage.panels.classification.classification_panel",
     "kernels_ci.panels.repro_panel",
-    "triage.views_social.linked_posts_panel",
+    "triage.views.social.linked_posts_panel",
     "releases.panels.fixed_in_panel",
 ]
 # Home page ("what needs a maintainer today"): `panel(*, request) -> Panel | None`.
 HOME_PANELS: list[str] = [
-    "triage.panels_home.triage_panel",
+    "triage.panels.home.triage_panel",
     "releases.home_panels.next_train_panel",
     "kernels_ci.home_panels.repro_panel",
-    "triage.panels_home.social_panel",
-    "triage.panels_home.models_panel",
-    "triage.panels_home.activity_panel",
+    "triage.panels.home.social_panel",
+    "triage.panels.home.models_panel",
+    "triage.panels.home.activity_panel",
 ]
 # Settings page: `panel(*, request) -> Panel | None`.
 SETTINGS_PANELS: list[str] = [
-    "triage.panels_home.repositories_settings_panel",
-    "triage.panels_home.saved_searches_settings_panel",
+    "triage.panels.home.repositories_settings_panel",
+    "triage.panels.home.saved_searches_settings_panel",
     "releases.home_panels.series_settings_panel",
 ]
 # The triage queue's filters by later stages: {query parameter: `fn() -> issue ids`}.

@@ -24,7 +24,7 @@ from functools import cached_property
 from releases import calendar, selectors
 from releases.linking import closing_references
 from releases.models import FixLink, Punt, ReleaseSeries, TrainTarget
-from triage.selectors import issue_activity_of, issue_list
+from triage.selectors.issues import issue_activity_of, issue_list
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Reads for the release pages, the report and the API. Nothing here writes.
 
-Issues and pull requests are read through triage.selectors.issue_list (visible rows only)."""
+Issues and pull requests are read through triage.selectors.issues.issue_list (visible rows only)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from releases.models import (
     TrainSnapshot,
     TrainTarget,
 )
-from triage.safe_links import safe_link_url
-from triage.selectors import issue_list, predictions_of_issues
+from triage.selectors.issues import issue_list, predictions_of_issues
+from triage.text.safe_links import safe_link_url
 
 
 def series_all() -> list[ReleaseSeries]:

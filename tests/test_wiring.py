@@ -80,4 +80,4 @@ def test_each_backend_is_a_module_describing_itself_by_its_name(name, dotted):
 
 def test_a_misspelled_entry_fails_to_load():
     with pytest.raises(ImportError):
-        wiring.load("triage.panels_home.triage_panle")
+        wiring.load("triage.panels.home.triage_panle")

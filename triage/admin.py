@@ -21,7 +21,7 @@ from triage.models import (
     WebhookDelivery,
     WebhookRedelivery,
 )
-from triage.selectors import FULL_NAME_RE
+from triage.selectors.issues import FULL_NAME_RE
 from triage.services import social, tracking
 
 RAW_BODY_SHOWN_BYTES = 256 * 1024

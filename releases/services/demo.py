@@ -26,7 +26,7 @@ from releases.services.fixes import fix_link_add, fix_links_assign_trains, fix_l
 from releases.services.forecast import forecast_retrain
 from releases.services.series import series_create
 from releases.services.targets import target_set
-from triage.selectors import issue_list
+from triage.selectors.issues import issue_list
 
 RELEASE_MANAGERS_ROLE = "release managers"  # a role of settings.ROLES
 MENTION_RE = linear_re.compile(r"Related to ([\w.-]+/[\w.-]+)#(\d+)")

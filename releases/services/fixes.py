@@ -23,7 +23,7 @@ from releases.selectors import series_for_repository
 from releases.services.backports import backports_after_links
 from releases.services.verification import verification_enqueue
 from triage.models import Issue
-from triage.selectors import issue_list
+from triage.selectors.issues import issue_list
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from releases.services.targets import target_set
 from tests.fakes.github_api import github_for_settings
 from tests.fakes.github_webhooks import delivery_headers, fixture_payload
 from triage.models import Comment, Issue
-from triage.safe_links import safe_link_url
+from triage.text.safe_links import safe_link_url
 
 URL_ATTRIBUTES = (
     "href", "src", "action", "formaction", "srcset", "poster", "data",

@@ -23,7 +23,7 @@ from tests.security.corpus import (
     html_problems,
 )
 from triage.models import Comment, Issue, Label, Post
-from triage.rendering import MAX_MARKDOWN_CHARS, render_markdown
+from triage.text.rendering import MAX_MARKDOWN_CHARS, render_markdown
 
 pytestmark = pytest.mark.django_db
 
@@ -147,7 +147,7 @@ def test_the_issue_list_search_box_agrees_with_the_api(viewer, corpus):
 
 @pytest.mark.parametrize("query", ["%", "_", "\\", SQLISH])
 def test_a_post_search_matches_the_text_literally(viewer, corpus, query):
-    from triage.selectors_social import post_list
+    from triage.selectors.social import post_list
 
     expected = {i for i, text in Post.objects.values_list("external_id", "text") if query in text}
     assert set(post_list(q=query).values_list("external_id", flat=True)) == expected

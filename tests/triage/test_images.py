@@ -18,8 +18,8 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from tests.security.corpus import hostile_texts, html_problems
-from triage.image_proxy import camo_url
-from triage.rendering import render_markdown
+from triage.text.rendering import render_markdown
+from triage.views.image_proxy import camo_url
 
 ROOT = Path(__file__).resolve().parents[2]
 PROXY = "https://camo.example.org"

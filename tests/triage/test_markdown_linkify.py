@@ -4,8 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from triage.markdown_linkify import MAX_SCHEME_CHARS, MAX_URL_CHARS, use_bounded_linkify
-from triage.rendering import render_markdown
+from triage.text.markdown_linkify import MAX_SCHEME_CHARS, MAX_URL_CHARS, use_bounded_linkify
+from triage.text.rendering import render_markdown
 
 
 class RecordingLinkify:

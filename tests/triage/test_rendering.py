@@ -1,6 +1,6 @@
 from django.template import Context, Template
 
-from triage.rendering import MAX_MARKDOWN_CHARS, render_markdown
+from triage.text.rendering import MAX_MARKDOWN_CHARS, render_markdown
 
 
 def test_it_renders_github_flavoured_markdown():

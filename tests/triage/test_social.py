@@ -307,8 +307,8 @@ def test_the_demo_posts_load_with_a_spike(monkeypatch):
 
 def test_the_demo_posts_arrive_after_the_models_and_get_sentiment_and_suggestions():
     from config import wiring
-    from triage import selectors_social
     from triage.models import Spike
+    from triage.selectors import social as selectors_social
     from triage.services import classification, demo
 
     loaders = wiring.DEMO_LOADERS

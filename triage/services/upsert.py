@@ -26,7 +26,6 @@ from django.utils import timezone
 
 from triage import pipeline
 from triage.models import Comment, Issue, Label, Person, Post, Repository, SavedSearch
-from triage.safe_links import is_external, safe_link_url
 from triage.sources.records import (
     CommentRecord,
     IssueRecord,
@@ -35,6 +34,7 @@ from triage.sources.records import (
     PostRecord,
     PullRecord,
 )
+from triage.text.safe_links import is_external, safe_link_url
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
-"""{{ text|markdown }}: untrusted Markdown rendered and sanitized by triage.rendering."""
+"""{{ text|markdown }}: untrusted Markdown rendered and sanitized by triage.text.rendering."""
 
 from django import template
 from django.utils.safestring import mark_safe
 
-from triage.rendering import render_markdown
+from triage.text.rendering import render_markdown
 
 register = template.Library()
 

@@ -1,7 +1,8 @@
 """Links from data, in templates: every href/src/action a template fills from data goes through
 these (tests/security/test_template_links.py checks every template).
 
-- {{ url|safe_url }}: the URL when triage.safe_links allows it (http(s), or our own "/..." path),
+- {{ url|safe_url }}: the URL when triage.text.safe_links allows it (http(s), or our own "/..."
+  path),
   else "";
 - {% safe_link url %}text{% endsafe_link %}: <a href="url">text</a>, or the text alone when the
   URL is refused; links to other sites get rel="noopener noreferrer". Extra attributes as
@@ -11,7 +12,7 @@ these (tests/security/test_template_links.py checks every template).
 from django import template
 from django.utils.html import format_html, format_html_join
 
-from triage.safe_links import is_external, safe_link_url
+from triage.text.safe_links import is_external, safe_link_url
 
 register = template.Library()
 

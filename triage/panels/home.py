@@ -5,8 +5,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.utils import timezone
 
-from triage import selectors, selectors_home, selectors_social
 from triage.panels import Panel
+from triage.selectors import home as selectors_home
+from triage.selectors import issues as selectors
+from triage.selectors import social as selectors_social
 
 
 def triage_panel(*, request) -> Panel:

@@ -8,7 +8,7 @@ nested tags make any HTML5 parser slow), and a renderer that still fails falls b
 escaped inside <pre>.
 
 Images never load from the author's host (it would learn the address of every maintainer who
-opens the page): with an image proxy configured (triage.image_proxy) an <img> goes through it,
+opens the page): with an image proxy configured (triage.views.image_proxy) an <img> goes through it,
 otherwise it becomes a link, "image: alt text", to the image's URL.
 """
 
@@ -21,9 +21,9 @@ from django.utils.html import escape, format_html, format_html_join
 from markdown_it import MarkdownIt
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from triage.image_proxy import image_proxy_configured, proxied_image_url
-from triage.markdown_linkify import use_bounded_linkify
-from triage.safe_links import safe_link_url
+from triage.text.markdown_linkify import use_bounded_linkify
+from triage.text.safe_links import safe_link_url
+from triage.views.image_proxy import image_proxy_configured, proxied_image_url
 
 logger = logging.getLogger(__name__)
 

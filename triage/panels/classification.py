@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from classifiers import registry
-from triage import selectors
 from triage.panels import Panel
+from triage.selectors import issues as selectors
 
 # The environment's values, as the issue page names them (evidence key, label).
 ENVIRONMENT_VALUES = (

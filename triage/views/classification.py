@@ -15,9 +15,9 @@ from django.views.decorators.http import require_POST, require_safe
 
 from classifiers import registry
 from config import linear_re, wiring
-from triage import selectors
-from triage.panels_classification import classification_panel
+from triage.panels.classification import classification_panel
 from triage.permissions import TRIAGE
+from triage.selectors import issues as selectors
 from triage.services import classification, priority, saved_views
 
 PLACEHOLDERS = linear_re.compile("OWNER|NAME|999999999|MODEL")

@@ -1,4 +1,4 @@
-"""The maintainer dashboard: thin views over triage.selectors."""
+"""The maintainer dashboard: thin views over triage.selectors.issues."""
 
 from django import forms
 from django.conf import settings
@@ -8,8 +8,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from config import wiring
-from triage import selectors
 from triage.panels import issue_panels, page_panels
+from triage.selectors import issues as selectors
 from triage.services import webhook_spool
 
 ISSUES_PER_PAGE = 50

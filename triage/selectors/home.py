@@ -8,8 +8,8 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import TruncWeek
 
 from classifiers import artifacts, registry
-from triage import selectors
 from triage.models import Issue, IssuePrediction, Post, Spike
+from triage.selectors import issues as selectors
 
 HOME_QUEUE_TOP = 5
 

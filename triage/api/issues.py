@@ -1,12 +1,13 @@
-"""REST API for issues and pull requests: thin views over triage.selectors."""
+"""REST API for issues and pull requests: thin views over triage.selectors.issues."""
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers
 
-from triage import selectors, selectors_social
-from triage.api_social import LinkedPostSerializer
+from triage.api.social import LinkedPostSerializer
 from triage.models import Comment, Issue, IssuePrediction, IssuePriority
+from triage.selectors import issues as selectors
+from triage.selectors import social as selectors_social
 
 # --- query parameters ----------------------------------------------------------------------
 

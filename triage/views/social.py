@@ -15,10 +15,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST, require_safe
 
-from triage import selectors_social
 from triage.models import PostIssueLink, SavedSearch
 from triage.panels import Panel
 from triage.permissions import TRIAGE
+from triage.selectors import social as selectors_social
 from triage.services import social
 
 POSTS_PER_PAGE = 50

@@ -3,8 +3,8 @@
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
 
-from triage import selectors_social
 from triage.models import Post, PostIssueLink, SavedSearch
+from triage.selectors import social as selectors_social
 
 
 class PostListQuerySerializer(serializers.Serializer):

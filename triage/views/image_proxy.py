@@ -6,7 +6,7 @@ IMAGE_PROXY_KEY set, an image URL becomes
 
     IMAGE_PROXY_URL/<hex HMAC-SHA1 of the URL, keyed with IMAGE_PROXY_KEY>/<hex of the URL>
 
-the form camo and go-camo verify. Without them (the default) triage.rendering shows images as
+the form camo and go-camo verify. Without them (the default) triage.text.rendering shows images as
 links instead.
 """
 

@@ -6,8 +6,9 @@ from django.db import transaction
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
-from triage import permissions, selectors_home
+from triage import permissions
 from triage.models import TriageAction
+from triage.selectors import home as selectors_home
 
 
 @require_safe

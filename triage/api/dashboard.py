@@ -10,9 +10,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from classifiers import registry
-from triage import selectors, selectors_home, selectors_social
-from triage.api import IssueSerializer, PredictionSerializer, PrioritySerializer
+from triage.api.issues import IssueSerializer, PredictionSerializer, PrioritySerializer
 from triage.permissions import TRIAGE, HasPermission
+from triage.selectors import home as selectors_home
+from triage.selectors import issues as selectors
+from triage.selectors import social as selectors_social
 from triage.services import classification, priority
 
 
