@@ -1,4 +1,4 @@
-"""The issue page's repro panel (settings.ISSUE_PANELS)."""
+"""The issue page's repro panel (config/wiring.py ISSUE_PANELS)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def repro_panel(*, issue, request) -> Panel | None:
 
 
 def queue_repro_cells(*, issue_ids: list[int], request) -> dict[int, Panel]:
-    """The triage queue's "Repro" cell per issue (settings.QUEUE_ROW_CELLS): the case's state,
+    """The triage queue's "Repro" cell per issue (wiring QUEUE_ROW_CELLS): the case's state,
     and an Approve button (key x) for those who may approve."""
     can_approve = request.user.has_perm(APPROVE_REPRO)
     return {

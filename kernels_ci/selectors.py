@@ -142,7 +142,7 @@ def verification_for_issue(issue_id: int) -> dict[str, ArchVerification]:
 
 
 def issue_ids_with_reproducer():
-    """The triage queue's "has a reproducer" filter (settings.QUEUE_FILTERS): issue ids."""
+    """The triage queue's "has a reproducer" filter (config/wiring.py QUEUE_FILTERS): issue ids."""
     return ReproCase.objects.exclude(script="").values("issue_id")
 
 

@@ -1,4 +1,4 @@
-"""releases' sections of the home page and the settings page (settings.HOME_PANELS ...)."""
+"""releases' sections of the home page and the settings page (config/wiring.py HOME_PANELS ...)."""
 
 from __future__ import annotations
 

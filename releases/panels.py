@@ -1,4 +1,4 @@
-"""The issue page's "Fixed in" panel (settings.ISSUE_PANELS)."""
+"""The issue page's "Fixed in" panel (config/wiring.py ISSUE_PANELS)."""
 
 from __future__ import annotations
 

@@ -125,7 +125,8 @@ def _unnest_upsert(model, columns, rows, conflict, update, returning) -> list[tu
     """Postgres: one `INSERT ... SELECT FROM unnest(array per column) ... ON CONFLICT` whose
     text is the same for every page of a kind, so psycopg binds the arrays server-side and
     prepares the statement once a connection has run it a few times: one round trip a table,
-    whatever the page's size, and nothing parsed again."""
+    whatever the page's size, and nothing parsed again. Rows that would not change are not
+    written; their pks come back all the same (from the table, as the statement found it)."""
     meta = model._meta
     quote = connection.ops.quote_name
     given = [_column(model, name) for name in columns]
@@ -144,23 +145,41 @@ def _unnest_upsert(model, columns, rows, conflict, update, returning) -> list[tu
         for i, field in enumerate(given)
     ]
     defaults = [f.get_db_prep_save(f.get_default(), connection) for f in others]
+    table = quote(meta.db_table)
+    names = [f"c{i}" for i in range(len(given))]
+    key = {name: names[i] for i, name in enumerate(columns)}
+    rows_sql = (
+        f"SELECT u.*{''.join(f', %s::{f.db_type(connection)}' for f in others)} "  # noqa: S608
+        f"FROM unnest({', '.join(f'%s::{f.db_type(connection)}[]' for f in given)}) "
+        f"AS u({', '.join(names)})"
+    )
     target = ", ".join(quote(_column(model, n).column) for n in conflict)
     if update:
-        sets = ", ".join(
-            f"{c} = EXCLUDED.{c}" for c in (quote(_column(model, n).column) for n in update)
+        updated = [quote(_column(model, n).column) for n in update]
+        sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in updated)
+        # a row that would not change is left as it is (no new row version, no index writes)
+        same = (
+            f"({', '.join(f'{table}.{c}' for c in updated)}) IS DISTINCT FROM "
+            f"({', '.join(f'EXCLUDED.{c}' for c in updated)})"
         )
-        action = f"DO UPDATE SET {sets}"
+        action = f"DO UPDATE SET {sets} WHERE {same}"
     else:
         action = "DO NOTHING"
-    back = ", ".join(quote(_column(model, n).column) for n in (*returning, meta.pk.name))
+    back = [quote(_column(model, n).column) for n in (*returning, meta.pk.name)]
     # Every name here is the model's own (quoted identifiers); every value is a parameter.
     sql = (
-        f"INSERT INTO {quote(meta.db_table)} "  # noqa: S608
+        f"WITH page AS MATERIALIZED ({rows_sql}), "  # noqa: S608
+        f"written AS (INSERT INTO {table} "
         f"({', '.join(quote(f.column) for f in (*given, *others))}) "
-        f"SELECT u.*{''.join(f', %s::{f.db_type(connection)}' for f in others)} "
-        f"FROM unnest({', '.join(f'%s::{f.db_type(connection)}[]' for f in given)}) AS u "
-        f"ON CONFLICT ({target}) {action} RETURNING {back}"
+        f"SELECT * FROM page ON CONFLICT ({target}) {action} RETURNING {', '.join(back)}) "
+        "SELECT * FROM written"
     )
+    if returning:  # and the rows left as they were
+        kept = ", ".join(f"kept.{quote(_column(model, n).column)}" for n in conflict)
+        sql += (
+            f" UNION SELECT {', '.join(f'kept.{c}' for c in back)} FROM {table} AS kept "  # noqa: S608
+            f"JOIN page ON ({kept}) = ({', '.join(f'page.{key[n]}' for n in conflict)})"
+        )
     connection.ensure_connection()
     with CursorWrapper(psycopg.Cursor(connection.connection), connection) as cursor:
         cursor.execute(sql, [*defaults, *arrays])
