@@ -21,8 +21,8 @@ ABSOLUTE_PREFIXES = ("http://", "https://")
 def _has_unsafe_character(url: str) -> bool:
     if "\\" in url:
         return True
-    if url.isascii():
-        return any(ord(c) <= 0x20 or ord(c) == 0x7F for c in url)
+    if url.isascii():  # control characters and DEL are not printable; space is
+        return not url.isprintable() or " " in url
     return any(unicodedata.category(c)[0] in "CZ" for c in url)
 
 
