@@ -33,6 +33,7 @@ import django
 django.setup()
 from classifiers import training
 from triage.models import Issue, Post, PostIssueLink, SavedSearch
+from triage.sources.x import sync as x_sync
 from triage.services import demo, social
 from config import wiring
 wiring.AFTER_ISSUES_CHANGED = []  # the benchmark times posts, not the issue pipeline
@@ -48,7 +49,7 @@ training.model_train(name="duplicates", texts=[f"{t}\\n{b}" for _, t, b in issue
 search = SavedSearch.objects.create(name="bench", query="ROCm -is:retweet",
                                     monthly_budget=10_000_000)
 started = time.perf_counter()
-report = social.saved_search_sync(search=search)
+report = x_sync.saved_search_sync(search=search)
 seconds = time.perf_counter() - started
 print(json.dumps({
     "posts": Post.objects.count(), "seconds": seconds, "requests": report.requests,

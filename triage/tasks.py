@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from triage import pipeline
 from triage.models import Repository, SavedSearch
-from triage.services import social, spikes
+from triage.services import spikes
 from triage.sources.github import redelivery, sync, webhooks
 from triage.sources.github.client import RateLimited, TransientGitHubError
+from triage.sources.x import sync as x_sync
 from triage.sources.x.client import XNotConfigured, XRateLimited, XUnavailable
 
 logger = logging.getLogger(__name__)
@@ -147,8 +148,8 @@ def sync_saved_search(self, search_id: int) -> str:
     if search is None:
         return "disabled or gone"
     try:
-        report = social.saved_search_sync(search=search)
-    except (social.BudgetExhausted, XNotConfigured) as exc:
+        report = x_sync.saved_search_sync(search=search)
+    except (x_sync.BudgetExhausted, XNotConfigured) as exc:
         return f"{search.name}: {exc}; skipped"  # recorded on the search; nothing to retry
     except XRateLimited as exc:
         # Free the worker; come back at x-rate-limit-reset. The since_id kept our place.

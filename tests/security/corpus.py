@@ -173,8 +173,8 @@ def corpus_ingest(*, repository) -> dict:
 
     Returns {"issues": {name: number}, "searchable": {search name: number}, "posts": {name: id}}.
     """
-    from triage.services import social
     from triage.sources.github import ingest
+    from triage.sources.x import sync as x_sync
 
     texts = hostile_texts()
     issues, searchable, items, comments = {}, {}, [], []
@@ -204,7 +204,7 @@ def corpus_ingest(*, repository) -> dict:
                 "entities": {"urls": [{"expanded_url": "javascript:alert('pwned')"}]},
             }
         )
-    social.posts_upsert(search=None, posts=posts, users=users)
+    x_sync.posts_upsert(search=None, posts=posts, users=users)
     return {
         "issues": issues,
         "searchable": searchable,

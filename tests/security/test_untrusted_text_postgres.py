@@ -17,8 +17,9 @@ from tests.fakes.github_api import GitHubEmulator
 from tests.fakes.x_api import XEmulator
 from tests.security.corpus import HOSTILE_LABELS, SEARCHES, hostile_texts, html_problems
 from triage.models import Comment, Issue, Post, SavedSearch
-from triage.services import social, tracking
+from triage.services import tracking
 from triage.sources.github import sync
+from triage.sources.x import sync as x_sync
 
 # Plain `db`: the pipeline's tasks are enqueued on commit, so none leave this test's transaction.
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -50,7 +51,7 @@ def synced(real_services, settings):
             x.add_post(f"rocm {text[:3000]}", username="mallory")
         report = sync.repository_sync(repository=tracking.repository_track(full_name=REPO))
         search = SavedSearch.objects.create(name="corpus", query="rocm")
-        posts = social.saved_search_sync(search=search)
+        posts = x_sync.saved_search_sync(search=search)
     return {"texts": texts, "numbers": numbers, "searchable": searchable, "report": report,
             "posts": posts}  # fmt: skip
 

@@ -18,6 +18,7 @@ from tests.fakes.x_api import XEmulator
 from triage import tasks
 from triage.models import Person, Post, SavedSearch
 from triage.services import social
+from triage.sources.x import sync as x_sync
 from triage.sources.x.client import XError, XRateLimited, XSource, XUnavailable
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +46,7 @@ def test_it_fetches_every_matching_post_once_in_pages_of_100(x_api, sucks):
     x_api.add_post("ROCm is fine actually", username="angry_dev")
     x_api.add_post("RT ROCm sucks", username="angry_dev", retweet_of="1")
 
-    report = social.saved_search_sync(search=sucks)
+    report = x_sync.saved_search_sync(search=sucks)
 
     assert report.created == 230
     assert report.requests == 3
@@ -59,14 +60,14 @@ def test_it_fetches_every_matching_post_once_in_pages_of_100(x_api, sucks):
 def test_a_second_sync_fetches_only_newer_posts(x_api, sucks):
     for n in range(5):
         x_api.add_post(f"ROCm sucks #{n}")
-    social.saved_search_sync(search=sucks)
+    x_sync.saved_search_sync(search=sucks)
     x_api.clear_log()
 
     sucks.refresh_from_db()
     watermark = sucks.since_id
     assert watermark == str(max(int(i) for i in Post.objects.values_list("external_id", flat=True)))
     x_api.add_post("ROCm sucks, still")
-    report = social.saved_search_sync(search=sucks)
+    report = x_sync.saved_search_sync(search=sucks)
 
     assert x_api.requests[0]["query"]["since_id"] == watermark
     assert report.created == 1 and report.fetched == 1
@@ -76,8 +77,8 @@ def test_a_second_sync_fetches_only_newer_posts(x_api, sucks):
 def test_a_post_matched_by_two_searches_is_stored_once_with_both(x_api, sucks):
     hang = SavedSearch.objects.create(name="hangs", query="ROCm hang -is:retweet")
     x_api.add_post("ROCm sucks: MI300X hang in all_reduce, ROCm 7.0.2")
-    social.saved_search_sync(search=sucks)
-    social.saved_search_sync(search=hang)
+    x_sync.saved_search_sync(search=sucks)
+    x_sync.saved_search_sync(search=hang)
     post = Post.objects.get()
     assert set(post.searches.values_list("name", flat=True)) == {"ROCm sucks", "hangs"}
 
@@ -87,12 +88,12 @@ def test_a_429_raises_with_the_reset_time_and_keeps_the_watermark(x_api, sucks):
         x_api.add_post(f"ROCm sucks {n}")
     x_api.inject_fault(429, after_requests=1, reset_in=30)
     with pytest.raises(XRateLimited) as raised:
-        social.saved_search_sync(search=sucks)
+        x_sync.saved_search_sync(search=sucks)
     assert 20 < raised.value.seconds_to_wait() <= 32
     sucks.refresh_from_db()
     assert sucks.since_id == "", "the watermark moves only when the whole run is committed"
     assert Post.objects.count() == 100
-    social.saved_search_sync(search=sucks)
+    x_sync.saved_search_sync(search=sucks)
     assert Post.objects.count() == 150
 
 
@@ -101,18 +102,18 @@ def test_the_monthly_budget_stops_a_search(x_api, sucks):
     sucks.save()
     for n in range(150):
         x_api.add_post(f"ROCm sucks {n}")
-    social.saved_search_sync(search=sucks)
+    x_sync.saved_search_sync(search=sucks)
     sucks.refresh_from_db()
     assert sucks.posts_this_month == 100
-    with pytest.raises(social.BudgetExhausted):
-        social.saved_search_sync(search=sucks)
+    with pytest.raises(x_sync.BudgetExhausted):
+        x_sync.saved_search_sync(search=sucks)
 
 
 def test_the_bearer_token_never_reaches_a_log_line(x_api, sucks, caplog):
     caplog.set_level(logging.DEBUG)
     caplog.set_level(logging.DEBUG, logger="tweepy.client")  # restored after the test
     x_api.add_post("ROCm sucks")
-    social.saved_search_sync(search=sucks)
+    x_sync.saved_search_sync(search=sucks)
     assert "Making API request" in caplog.text, "tweepy logged its request headers at DEBUG"
     assert "Bearer [redacted]" in caplog.text
     assert TOKEN not in caplog.text
@@ -158,7 +159,7 @@ def test_sync_x_with_a_query_named_like_another_search_makes_a_new_scheduled_one
 def test_a_watermark_older_than_x_allows_is_replaced_by_a_start_time(x_api, sucks):
     now = timezone.now()
     old = x_api.add_post("ROCm sucks, a week ago", created_at=now - timedelta(days=8))
-    social.posts_upsert(search=sucks, posts=[old], users={})
+    x_sync.posts_upsert(search=sucks, posts=[old], users={})
     sucks.since_id = old["id"]
     sucks.save()
     with pytest.raises(XError, match="refused"):  # sent as since_id: 400, as X answers
@@ -166,7 +167,7 @@ def test_a_watermark_older_than_x_allows_is_replaced_by_a_start_time(x_api, suck
     x_api.clear_log()
     x_api.add_post("ROCm sucks, today")
 
-    report = social.saved_search_sync(search=sucks)
+    report = x_sync.saved_search_sync(search=sucks)
 
     [request] = x_api.requests
     assert "since_id" not in request["query"]
@@ -179,10 +180,10 @@ def test_a_watermark_older_than_x_allows_is_replaced_by_a_start_time(x_api, suck
 
 def test_a_fresh_watermark_is_still_sent(x_api, sucks):
     recent = x_api.add_post("ROCm sucks, 6 days ago", created_at=timezone.now() - timedelta(days=6))
-    social.posts_upsert(search=sucks, posts=[recent], users={})
+    x_sync.posts_upsert(search=sucks, posts=[recent], users={})
     sucks.since_id = recent["id"]
     sucks.save()
-    social.saved_search_sync(search=sucks)
+    x_sync.saved_search_sync(search=sucks)
     assert x_api.requests[0]["query"]["since_id"] == recent["id"]
 
 

@@ -16,6 +16,7 @@ from triage.services import post_understanding, priority, social, spikes
 from triage.services.upsert import UpsertResult
 from triage.sources.github import ingest
 from triage.sources.records import parse_timestamp
+from triage.sources.x import sync as x_sync
 
 DEMO_DATA = Path(__file__).resolve().parent.parent / "fixtures" / "demo" / "github.json.gz"
 PAGE = 100
@@ -181,7 +182,7 @@ def demo_posts_load(*, path: Path = DEMO_POSTS) -> DemoPostsReport:
     for search, posts in by_search.items():
         for page in _pages(posts):
             with transaction.atomic():
-                result = social.posts_upsert(search=search, posts=page, users=users)
+                result = x_sync.posts_upsert(search=search, posts=page, users=users)
             report.created += result.created
     report.posts = len(data["data"])
     # the pipeline understood them as they came, or will on a worker; the spikes per component

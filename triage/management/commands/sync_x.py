@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from triage.models import SavedSearch
 from triage.services import social
+from triage.sources.x import sync as x_sync
 from triage.sources.x.client import XError, XRateLimited
 
 
@@ -36,10 +37,10 @@ class Command(BaseCommand):
         failed = False
         for search in searches:
             try:
-                report = social.saved_search_sync(search=search)
+                report = x_sync.saved_search_sync(search=search)
             except XRateLimited as exc:
                 raise CommandError(f"{search.name}: {exc}; run again after it") from exc
-            except (XError, social.BudgetExhausted) as exc:
+            except (XError, x_sync.BudgetExhausted) as exc:
                 self.stderr.write(f"{search.name}: {exc}")
                 failed = True
                 continue
