@@ -79,17 +79,22 @@ class RepositoryFormerName(models.Model):
         return f"{self.full_name} (now {self.repository.full_name})"
 
 
-class Source(models.TextChoices):
-    """Where a person, issue, comment or post comes from (one package each in triage/sources/)."""
+# Where a person, issue, comment or post comes from: the name of its package in triage/sources/
+# (each package's SOURCE). Free text, not choices, so that a new source needs no migration.
+GITHUB = "github"
+X = "x"
 
-    GITHUB = "github", "GitHub"
-    X = "x", "X"
+
+def _source_field(default: str) -> models.CharField:
+    return models.CharField(
+        max_length=16, default=default, help_text="its source: a package of triage/sources/"
+    )
 
 
 class Person(models.Model):
     """Someone on a source: a GitHub user (login) or an X account (login: the @username)."""
 
-    source = models.CharField(max_length=16, choices=Source.choices, default=Source.GITHUB)
+    source = _source_field(GITHUB)
     external_id = models.CharField(max_length=100, help_text="the source's id of this person")
     login = models.CharField(max_length=100, db_index=True)
     name = models.CharField(max_length=255, blank=True, default="")
@@ -152,7 +157,7 @@ class Issue(models.Model):
 
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="issues")
     number = models.PositiveIntegerField()
-    source = models.CharField(max_length=16, choices=Source.choices, default=Source.GITHUB)
+    source = _source_field(GITHUB)
     external_id = models.CharField(
         max_length=100, blank=True, default="", help_text="the source's id of this issue"
     )
@@ -257,7 +262,7 @@ class Issue(models.Model):
 
 
 class Comment(models.Model):
-    source = models.CharField(max_length=16, choices=Source.choices, default=Source.GITHUB)
+    source = _source_field(GITHUB)
     external_id = models.CharField(max_length=100, help_text="the source's id of this comment")
     issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="comments")
     node_id = models.CharField(max_length=100, blank=True, default="")
@@ -527,7 +532,7 @@ class Post(models.Model):
         NEUTRAL = "neutral"
         POSITIVE = "positive"
 
-    source = models.CharField(max_length=16, choices=Source.choices, default=Source.X)
+    source = _source_field(X)
     external_id = models.CharField(max_length=100, help_text="the source's id of this post")
     author = models.ForeignKey(
         Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="posts"
