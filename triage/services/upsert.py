@@ -96,8 +96,7 @@ def rows_upsert(
     returning: Sequence[str] = (),
 ) -> list[tuple]:
     """Insert `rows` (values of `columns`, model field names), updating `update` on a conflict
-    on `conflict` (nothing when `update` is empty); returns `returning` + the pk of each row
-    written (not of rows left alone by an empty `update`)."""
+    on `conflict` (nothing when `update` is empty); returns `returning` + the pk of each row."""
     if not rows:
         return []
     if connection.vendor == "postgresql":
@@ -191,11 +190,14 @@ def _unnest_upsert(model, columns, rows, conflict, update, returning) -> list[tu
 PERSON_FIELDS = ("login", "name", "avatar_url", "html_url", "type", "site_admin", "followers_count")
 
 
+PERSON_TEXT_LIMITS = {"login": 100, "name": 255, "type": 32}
+
+
 def _person_value(name: str, value):
     if name in ("avatar_url", "html_url"):
         return web_url(value)
-    if name in ("login", "name", "type"):
-        return _text(value, 100 if name == "login" else 255 if name == "name" else 32)
+    if name in PERSON_TEXT_LIMITS:
+        return _text(value, PERSON_TEXT_LIMITS[name])
     return value
 
 
