@@ -83,6 +83,7 @@ def repro_panel(*, request) -> Panel:
                 status__in=[ReproRun.Status.QUEUED, ReproRun.Status.RUNNING]
             ).count(),
             "runners_down": list(runners_down(now=now)),
+            "runners_registered": Runner.objects.exists(),
             "chart": outcomes_by_architecture(since=week_ago),
         },
         slug="repro",

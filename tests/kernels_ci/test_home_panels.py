@@ -30,6 +30,18 @@ def test_home_lists_cases_awaiting_approval_and_runners_down(logged_in_client, m
 
 
 @pytest.mark.django_db
+def test_home_says_no_runner_has_registered_rather_than_all_healthy(logged_in_client):
+    content = logged_in_client.get(reverse("home")).content.decode()
+    assert "No runner has registered" in content
+    assert "All runners healthy" not in content
+
+    Runner.objects.create(name="cpu-1", arch="cpu", last_heartbeat_at=timezone.now())
+    content = logged_in_client.get(reverse("home")).content.decode()
+    assert "All runners healthy" in content
+    assert "No runner has registered" not in content
+
+
+@pytest.mark.django_db
 def test_home_charts_repro_outcomes_by_architecture(logged_in_client, make):
     issue = make.issue(number=7, body=issue_body())
     case = case_refresh(issue=issue)
