@@ -79,6 +79,15 @@ def test_it_searches_title_and_body(logged_in_client, make):
     assert sorted(numbers(logged_in_client.get(URL, {"q": "hipmalloc"}))) == [1, 2]
 
 
+def test_it_finds_issues_with_every_word_of_the_search_wherever_they_are(logged_in_client, make):
+    make.issue(number=1, title="hipBLASLt GEMM fails", body="on gfx942 with ROCm 6.4")
+    make.issue(number=2, title="hipBLASLt tuning", body="gfx90a only")
+    make.issue(number=3, title="gfx942 hang in rccl")
+
+    assert numbers(logged_in_client.get(URL, {"q": "hipblaslt gfx942"})) == [1]
+    assert sorted(numbers(logged_in_client.get(URL, {"q": "hipblaslt"}))) == [1, 2]
+
+
 @pytest.mark.parametrize("q", ["42", "#42", " #42 "])
 def test_it_finds_an_issue_by_number(logged_in_client, make, q):
     make.issue(number=42, title="The answer")

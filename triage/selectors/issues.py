@@ -187,9 +187,13 @@ def _dangling_minus_dropped(q: str) -> str:
     return MINUS_RUN_RE.sub(replace, q)
 
 
+SEARCH_WORDS_MAX = 12
+
+
 def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
     """Issues matching `q`: "123" or "#123" by number; words by full-text search on Postgres
-    (websearch syntax, English stemming, the GIN index issue_fts_idx), substrings on SQLite."""
+    (websearch syntax, English stemming, the GIN index issue_fts_idx), each word as a substring
+    on SQLite."""
     q = q.strip()
     if not q:
         return issues
@@ -202,7 +206,11 @@ def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
         q = _dangling_minus_dropped(q)
         query = SearchQuery(q, config="english", search_type="websearch")
         return issues.filter(search_vector=query)
-    return issues.filter(Q(title__icontains=q) | Q(body__icontains=q))
+    # SQLite: every word (the first SEARCH_WORDS_MAX) in the title or the body, in any case
+    every_word = Q()
+    for word in q.split()[:SEARCH_WORDS_MAX]:
+        every_word &= Q(title__icontains=word) | Q(body__icontains=word)
+    return issues.filter(every_word)
 
 
 def triage_queue(
