@@ -4,6 +4,8 @@ import pytest
 
 from tests.browser.conftest import log_in
 from tests.conftest import user_with_role
+from tests.releases.conftest import series  # noqa: F401  (a fixture)
+from triage.models import Post
 
 
 @pytest.mark.django_db(transaction=True)
@@ -34,4 +36,36 @@ def test_searching_two_words_finds_the_issue_that_has_both(browser_page, django_
 
     assert page.locator(".result-count").inner_text() == "1 result"
     assert page.locator(".ref").all_inner_texts() == ["ROCm/ROCm#1"]
+    assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_readiness_counts_read_as_words(browser_page, django_user_model, series):  # noqa: F811
+    user_with_role(django_user_model, "rm", "release managers")
+    page = browser_page
+    log_in(page, "rm", "pw-rm-1")
+    page.goto("/releases/7.9/?series=rocm")
+
+    counts = page.locator("section.readiness table th").all_inner_texts()
+    assert "Open in train" in counts and "Pending backports" in counts
+    assert not [name for name in counts if "_" in name]
+    assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_post_that_names_only_a_gpu_mentions_it_without_a_stray_separator(
+    browser_page, django_user_model, make
+):
+    user_with_role(django_user_model, "viewer", "viewers")
+    Post.objects.create(
+        external_id="9001",
+        text="MI300X hangs again",
+        created_at=make.now,
+        mentions={"components": [], "gpus": ["MI300X"], "rocm_versions": ["6.4"]},
+    )
+    page = browser_page
+    log_in(page, "viewer", "pw-viewer-1")
+    page.goto("/social/")
+
+    assert page.get_by_text("Mentions:").inner_text() == "Mentions: MI300X · ROCm 6.4"
     assert page.errors == []

@@ -37,3 +37,9 @@ def label_chip(label):
         color,
         label.name,
     )
+
+
+@register.filter
+def words(key) -> str:
+    """A stored key as words for a page: "open_in_train" -> "open in train"."""
+    return str(key).replace("_", " ")
