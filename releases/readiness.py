@@ -179,8 +179,11 @@ def readiness_build(
     notes = []
     if regressions:
         notes.append(f"{len(regressions)} open regression(s)")
-    if backports:
-        notes.append(f"{len(backports)} backport(s) pending")
+    nominated = sum(1 for b in backports if b["state"] == "nominated")
+    if nominated:
+        notes.append(f"{nominated} backport(s) awaiting a decision")
+    if len(backports) > nominated:
+        notes.append(f"{len(backports) - nominated} approved backport(s) not merged yet")
     if unlinked:
         notes.append(f"{len(unlinked)} release-branch merge(s) with no issue or backport")
     if unapproved:

@@ -69,3 +69,25 @@ def test_a_post_that_names_only_a_gpu_mentions_it_without_a_stray_separator(
 
     assert page.get_by_text("Mentions:").inner_text() == "Mentions: MI300X · ROCm 6.4"
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_approved_backport_is_not_called_pending(
+    browser_page,
+    django_user_model,
+    make,
+    series,  # noqa: F811
+):
+    from releases.services.backports import backport_approve, backport_nominate
+
+    manager = user_with_role(django_user_model, "rm", "release managers")
+    approved = backport_nominate(issue=make.issue(number=2), series=series, version="7.9")
+    backport_approve(backport=approved, user=manager)
+    page = browser_page
+    log_in(page, "rm", "pw-rm-1")
+    page.goto("/releases/7.9/?series=rocm")
+
+    readiness = page.locator("section.readiness")
+    assert readiness.get_by_text("1 approved backport(s) not merged yet").is_visible()
+    assert readiness.get_by_text("backport(s) pending").count() == 0
+    assert page.errors == []

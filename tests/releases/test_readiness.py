@@ -4,6 +4,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from releases.readiness import readiness_build
 from releases.report_formats import release_notes_markdown, report_render
@@ -327,3 +328,17 @@ def test_labels_are_the_fallback_without_predictions(make, series):
     target_set(issue=issue, series=series, version="7.9")
     row = readiness_build(series=series, version="7.9", as_of=AS_OF)["open_critical_high"][0]
     assert (row["architectures"], row["component"]) == (["gfx1100"], "MIOpen")
+
+
+def test_its_notes_tell_backports_awaiting_a_decision_from_approved_ones(make, series, admin_user):
+    from releases.services.backports import backport_approve, backport_nominate
+
+    backport_nominate(issue=make.issue(number=1), series=series, version="7.9")
+    approved = backport_nominate(issue=make.issue(number=2), series=series, version="7.9")
+    backport_approve(backport=approved, user=admin_user)
+
+    report = readiness_build(series=series, version="7.9", as_of=timezone.localdate())
+
+    assert report["counts"]["pending_backports"] == 2
+    assert "1 backport(s) awaiting a decision" in report["notes"]
+    assert "1 approved backport(s) not merged yet" in report["notes"]
