@@ -86,10 +86,30 @@ def _backports_context(series, version: str) -> dict:
 def backport_nominate_view(request, version: str):
     series = _series(request)
     form = forms.NominateForm(request.POST)
-    if not form.is_valid():
+
+    def refused(message: str):
+        # the section again, the error inside its form and what was typed kept
+        try:
+            section = _backports_context(series, version)
+        except Http404:  # no such train: nothing to show again
+            return _answer(request, series=series, version=version, ok=False, message=message)
         return _answer(
-            request, series=series, version=version, ok=False, message=forms.first_error(form)
+            request,
+            series=series,
+            version=version,
+            ok=False,
+            message=message,
+            partial="releases/_backports.html",
+            context={
+                **section,
+                "nominate_failed": True,
+                "nominate_issue": request.POST.get("issue", "")[:400],
+                "nominate_reason": request.POST.get("reason", "")[:255],
+            },
         )
+
+    if not form.is_valid():
+        return refused(forms.first_error(form))
     try:
         backport = backport_nominate(
             issue=form.cleaned_data["issue"],
@@ -99,7 +119,7 @@ def backport_nominate_view(request, version: str):
             reason=form.cleaned_data["reason"],
         )
     except ACTION_ERRORS as exc:
-        return _answer(request, series=series, version=version, ok=False, message=str(exc))
+        return refused(str(exc))
     return _answer(
         request,
         series=series,

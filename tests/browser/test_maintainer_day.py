@@ -91,3 +91,33 @@ def test_an_approved_backport_is_not_called_pending(
     assert readiness.get_by_text("1 approved backport(s) not merged yet").is_visible()
     assert readiness.get_by_text("backport(s) pending").count() == 0
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_nominating_an_issue_that_does_not_exist_shows_the_error_in_the_form(
+    browser_page,
+    django_user_model,
+    make,
+    series,  # noqa: F811
+):
+    from releases.services.backports import backport_nominate
+
+    user_with_role(django_user_model, "rm", "release managers")
+    backport_nominate(issue=make.issue(number=1, title="NaN in gemm"), series=series, version="7.9")
+    page = browser_page
+    log_in(page, "rm", "pw-rm-1")
+    page.goto("/releases/7.9/?series=rocm")
+
+    section = page.locator("section#backports")
+    section.get_by_label("Nominate an issue's fix").fill("ROCm/ROCm#99")
+    section.get_by_role("button", name="Nominate").click()
+
+    alert = section.locator("form [role=alert]")
+    alert.wait_for()
+    assert "no issue ROCm/ROCm#99" in alert.inner_text()
+    assert section.get_by_text("NaN in gemm").is_visible()  # the table stayed
+    assert section.get_by_label("Nominate an issue's fix").input_value() == "ROCm/ROCm#99"
+    section.get_by_label("Nominate an issue's fix").fill("ROCm/ROCm#1")  # and it can try again
+    section.get_by_role("button", name="Nominate").click()
+    section.locator("[role=status]").wait_for()
+    assert page.errors == []

@@ -85,6 +85,21 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(release_manager_client, i
     assert not Backport.objects.exists()
 
 
+def test_a_refused_nomination_keeps_the_section_with_the_error_in_its_form(
+    release_manager_client, issue, series
+):
+    backport_nominate(issue=issue, series=series, version="7.8")
+    response = release_manager_client.post(
+        "/releases/7.8/backports/", {"issue": "ROCm/ROCm#99", "reason": "urgent"}, **HX
+    )
+    html = response.content.decode()
+    assert html.startswith('<section id="backports"')
+    assert "NaN in gemm" in html  # the table is still there
+    form = html[html.index('<form method="post" action="/releases/7.8/backports/"') :]
+    assert 'role="alert"' in form and "no issue ROCm/ROCm#99" in form
+    assert 'value="ROCm/ROCm#99"' in form and 'value="urgent"' in form
+
+
 def test_a_release_manager_approves_and_rejects(release_manager_client, issue, make, series):
     first = backport_nominate(issue=issue, series=series, version="7.8")
     second = backport_nominate(issue=make.issue(number=3), series=series, version="7.8")
