@@ -62,7 +62,9 @@ def case_approve_view(request, case_id: int):
             with transaction.atomic():
                 case_approve(case=case, user=request.user, via="dashboard")
                 runs = runs_queue(case=case)
-            messages.success(request, f"Approved; {len(runs)} run(s) queued.")
+            messages.success(
+                request, f"Approved; {len(runs)} run(s) requested: the runs below say how they end."
+            )
         except (NoReproducer, RunRequestError) as exc:
             messages.error(request, f"Not approved: {exc}")
     if request.headers.get("HX-Request") and request.POST.get("partial") == "queue-cell":

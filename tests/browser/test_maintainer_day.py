@@ -121,3 +121,36 @@ def test_nominating_an_issue_that_does_not_exist_shows_the_error_in_the_form(
     section.get_by_role("button", name="Nominate").click()
     section.locator("[role=status]").wait_for()
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_that_ended_as_an_infra_error_says_why_without_opening_the_log(
+    browser_page, django_user_model, make
+):
+    from django.utils import timezone
+
+    from kernels_ci.models import ReproRun
+    from kernels_ci.services.cases import case_refresh
+    from tests.kernels_ci.factories import issue_body
+
+    user_with_role(django_user_model, "viewer", "viewers")
+    case = case_refresh(issue=make.issue(number=7, title="wrong mask", body=issue_body()))
+    ReproRun.objects.create(
+        case=case,
+        arch="gfx942",
+        backend="triton-amd-compile",
+        attempt=1,
+        queue="repro.gfx942",
+        script_sha256=case.sha256,
+        status=ReproRun.Status.DONE,
+        outcome=ReproRun.Outcome.INFRA_ERROR,
+        detail="the runner's container image is not pulled",
+        finished_at=timezone.now(),
+    )
+    page = browser_page
+    log_in(page, "viewer", "pw-viewer-1")
+    page.goto("/issues/ROCm/ROCm/7/")
+
+    reason = page.get_by_text("Infra error: the runner's container image is not pulled")
+    assert reason.is_visible()  # not folded inside the log
+    assert page.errors == []
