@@ -154,3 +154,26 @@ def test_a_run_that_ended_as_an_infra_error_says_why_without_opening_the_log(
     reason = page.get_by_text("Infra error: the runner's container image is not pulled")
     assert reason.is_visible()  # not folded inside the log
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_decision_in_the_queue_says_so_in_its_row_and_not_again_on_the_next_page(
+    browser_page, django_user_model, make
+):
+    from triage.models import IssuePrediction
+
+    user_with_role(django_user_model, "triager", "triagers")
+    issue = make.issue(number=1, title="Crash in rocBLAS")
+    IssuePrediction.objects.create(issue=issue, model_name="kind", label="bug", confidence=0.6)
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/triage/")
+
+    row = page.locator(f"#queue-row-{issue.pk}")
+    row.locator("select[name=label]").first.select_option("docs")
+    row.get_by_role("status").wait_for()
+    assert "kind corrected to docs" in row.get_by_role("status").inner_text()
+
+    page.goto("/issues/")
+    assert page.locator("ul.messages").count() == 0
+    assert page.errors == []

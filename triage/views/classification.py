@@ -136,14 +136,13 @@ def cells_of_rows(*, issue_ids: list[int], request) -> list[dict]:
 
 def queue_row_response(request, issue):
     issue = selectors.triage_queue_issue(issue_id=issue.id)
+    # What was decided shows in the row it was decided in, once: read here, the messages would
+    # otherwise wait for the next full page (and pile up there).
+    decided = list(messages.get_messages(request))
     if issue is None:  # no longer in the queue (closed, say): the row goes
         return HttpResponse("")
     row = queue_rows([issue], request=request)[0]
-    return render(
-        request,
-        "triage/_queue_row.html",
-        {"row": row},
-    )
+    return render(request, "triage/_queue_row.html", {"row": row, "decided": decided})
 
 
 @require_POST
