@@ -3,7 +3,10 @@
 // A list (table body or <ol>) with data-keynav holds rows with data-keynav-item. Keys:
 //   j / k      next / previous row (the row gets focus and aria-selected)
 //   o, Enter   open the row's main link (the element with data-keynav-open)
-//   any key K  click the row's control with data-key="K" (for example a = accept, x = approve)
+//   any key K  click the row's control with data-key="K" (for example a = accept, x = approve);
+//              a field with data-key gets focus instead (p = priority: type, Enter saves), and a
+//              control with data-confirm="text" needs K twice (d = duplicate), the text showing
+//              in the row after the first
 //   ?          show or hide the help (the element with id keynav-help)
 // Keys typed into a form control are left alone.
 //
@@ -52,12 +55,47 @@
       if (help) { help.hidden = !help.hidden; event.preventDefault(); }
     } else if (row) {
       var control = row.querySelector("[data-key='" + CSS.escape(key) + "']");
-      if (control) { control.focus(); control.click(); event.preventDefault(); }
+      if (!control) { disarm(); return; }
+      event.preventDefault();
+      if (typing(control)) {  // a field (p: priority): focus it to type; Enter saves
+        control.focus();
+        if (control.select) control.select();
+      } else if (control.hasAttribute("data-confirm") && armed !== control) {
+        arm(row, control);  // a decision that cannot be taken back by a key: press it twice
+      } else {
+        disarm();
+        control.focus();
+        control.click();
+      }
     }
   });
+  // The second press of a key whose control has data-confirm: its text shows in the row meanwhile.
+  var armed = null, armedNote = null, armedTimer = null;
+  function arm(row, control) {
+    disarm();
+    armed = control;
+    armedNote = document.createElement("span");
+    armedNote.className = "keynav-confirm";
+    armedNote.setAttribute("role", "status");
+    armedNote.textContent = control.getAttribute("data-confirm");
+    control.parentNode.appendChild(armedNote);
+    armedTimer = window.setTimeout(disarm, 5000);
+  }
+  function disarm() {
+    if (armedNote && armedNote.parentNode) armedNote.parentNode.removeChild(armedNote);
+    if (armedTimer) window.clearTimeout(armedTimer);
+    armed = armedNote = armedTimer = null;
+  }
   document.addEventListener("click", function (event) {
     var row = event.target.closest && event.target.closest("[data-keynav-item]");
-    if (row) { select(row.closest("[data-keynav]"), row); }
+    if (!row) return;
+    if (typing(event.target)) {  // a click into a field selects its row but leaves it focused
+      rows(row.closest("[data-keynav]")).forEach(function (r) {
+        r.setAttribute("aria-selected", r === row ? "true" : "false");
+      });
+    } else {
+      select(row.closest("[data-keynav]"), row);
+    }
   });
   // After htmx replaced a row, keep the keyboard position on the new row.
   document.addEventListener("htmx:afterSwap", function (event) {

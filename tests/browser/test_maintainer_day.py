@@ -177,3 +177,70 @@ def test_a_decision_in_the_queue_says_so_in_its_row_and_not_again_on_the_next_pa
     page.goto("/issues/")
     assert page.locator("ul.messages").count() == 0
     assert page.errors == []
+
+
+def _queue_issue(make, number, title):
+    from triage.models import IssuePrediction
+
+    issue = make.issue(number=number, title=title)
+    IssuePrediction.objects.create(issue=issue, model_name="kind", label="bug", confidence=0.6)
+    return issue
+
+
+@pytest.mark.django_db(transaction=True)
+def test_p_edits_the_priority_and_enter_saves_it_without_opening_the_issue(
+    browser_page, django_user_model, make
+):
+    user_with_role(django_user_model, "triager", "triagers")
+    issue = _queue_issue(make, 1, "Crash in rocBLAS")
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/triage/")
+
+    page.keyboard.press("j")
+    page.keyboard.press("p")
+    field = page.locator(f"#priority-{issue.pk}")
+    assert field.evaluate("el => el === document.activeElement")
+    page.keyboard.type("80")
+    page.keyboard.press("Enter")
+    page.locator(f"#queue-row-{issue.pk} [role=status]").wait_for()
+
+    assert page.url.endswith("/triage/")  # Enter saved the priority; it did not open the issue
+    assert page.locator(f"#priority-{issue.pk}").input_value() == "80"
+    assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_d_asks_to_be_pressed_again_before_it_marks_a_duplicate(
+    browser_page, django_user_model, make
+):
+    from triage.models import IssuePrediction, PredictionCorrection
+
+    user_with_role(django_user_model, "triager", "triagers")
+    original = make.issue(number=1, title="hipMalloc fails on MI300X")
+    copy = _queue_issue(make, 2, "hipMalloc fails on MI300X again")
+    IssuePrediction.objects.create(
+        issue=copy,
+        model_name="duplicates",
+        label="ROCm/ROCm#1",
+        confidence=0.9,
+        evidence={
+            "candidates": [
+                {"issue_id": original.pk, "reference": "ROCm/ROCm#1", "title": "x", "score": 0.9}
+            ]
+        },
+    )
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/triage/")
+    row = page.locator(f"#queue-row-{copy.pk}")
+    row.click(position={"x": 5, "y": 5})
+
+    page.keyboard.press("d")
+    assert row.get_by_text("Press d again to mark it a duplicate of ROCm/ROCm#1").is_visible()
+    assert not PredictionCorrection.objects.filter(issue=copy).exists()
+
+    page.keyboard.press("d")
+    page.locator(f"#queue-row-{copy.pk} [role=status]").wait_for()
+    assert PredictionCorrection.objects.filter(issue=copy, model_name="duplicates").exists()
+    assert page.errors == []
