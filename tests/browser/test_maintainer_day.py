@@ -244,3 +244,33 @@ def test_d_asks_to_be_pressed_again_before_it_marks_a_duplicate(
     page.locator(f"#queue-row-{copy.pk} [role=status]").wait_for()
     assert PredictionCorrection.objects.filter(issue=copy, model_name="duplicates").exists()
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_home_pages_untriaged_count_is_what_its_link_lists(
+    browser_page, django_user_model, make
+):
+    from triage.models import IssuePrediction
+
+    user_with_role(django_user_model, "viewer", "viewers")
+    for number, kind, needs_triage in [(1, "bug", False), (2, "feature", True), (3, None, None)]:
+        issue = make.issue(number=number, title=f"issue {number}")
+        if kind:
+            IssuePrediction.objects.create(
+                issue=issue,
+                model_name="kind",
+                label=kind,
+                confidence=0.5,
+                needs_triage=needs_triage,
+            )
+    page = browser_page
+    log_in(page, "viewer", "pw-viewer-1")
+
+    stat = page.get_by_role("link", name="untriaged")
+    count = int(stat.locator("strong").inner_text())
+    stat.click()
+    page.wait_for_url("**/triage/?needs_triage=on")
+
+    assert count == 2
+    assert page.locator("tbody[data-keynav] tr").count() == count
+    assert page.errors == []

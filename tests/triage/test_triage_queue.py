@@ -49,7 +49,7 @@ def test_it_orders_open_issues_by_priority(logged_in_client, queue):
         ("architecture=gfx90a", ["Middle one"]),
         ("architecture=gfx942", ["Top one"]),
         ("kind=question", ["Low one"]),
-        ("needs_triage=on", ["Middle one"]),
+        ("needs_triage=on", ["Middle one", "Unscored one"]),  # no kind and no label: untriaged
     ],
 )
 def test_it_filters(logged_in_client, queue, query, expected):

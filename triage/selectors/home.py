@@ -4,24 +4,21 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Q
 from django.db.models.functions import TruncWeek
 
 from classifiers import artifacts, registry
-from triage.models import Issue, IssuePrediction, Post, Spike
+from triage.models import Issue, Post, Spike
 from triage.selectors import issues as selectors
 
 HOME_QUEUE_TOP = 5
 
 
 def untriaged_issues():
-    """Open issues no human decided yet whose kind is unknown or unsure ("needs triage")."""
-    sure_kind = IssuePrediction.objects.filter(
-        issue_id=OuterRef("pk"), model_name="kind", needs_triage=False
-    )
+    """Open issues that are untriaged, by the one definition (selectors.untriaged)."""
     return Issue.objects.filter(
         deleted_at__isnull=True, is_pull_request=False, state=Issue.State.OPEN
-    ).exclude(Exists(sure_kind))
+    ).filter(selectors.untriaged())
 
 
 def triage_summary() -> dict:

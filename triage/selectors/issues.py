@@ -213,6 +213,20 @@ def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
     return issues.filter(every_word)
 
 
+def untriaged() -> Q:
+    """The one definition of an untriaged issue, which the home page, the queue's "Needs triage",
+    the API and the readiness report (releases.selectors.issue_facts, the same rule on the
+    predictions it has read) all count: a prediction of a model that the registry counts for
+    triage (`triaged`: kind, severity, component) waits for a person, or the issue has neither a
+    kind prediction nor a label."""
+    unsure = IssuePrediction.objects.filter(
+        issue_id=OuterRef("pk"), model_name__in=registry.names(triaged=True), needs_triage=True
+    )
+    has_kind = IssuePrediction.objects.filter(issue_id=OuterRef("pk"), model_name="kind")
+    labelled = Issue.labels.through.objects.filter(issue_id=OuterRef("pk"))
+    return Q(Exists(unsure)) | (~Q(Exists(has_kind)) & ~Q(Exists(labelled)))
+
+
 def triage_queue(
     *,
     repo: str = "",
@@ -250,9 +264,7 @@ def triage_queue(
             predicted("environment", label__regex=rf"(^| ){linear_re.escape(architecture)}( |$)")
         )
     if needs_triage:
-        issues = issues.filter(
-            Exists(IssuePrediction.objects.filter(issue_id=OuterRef("pk"), needs_triage=True))
-        )
+        issues = issues.filter(untriaged())
     if has_repro:
         dotted = wiring.QUEUE_FILTERS.get("has_repro")
         if dotted:
