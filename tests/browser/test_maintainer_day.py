@@ -274,3 +274,29 @@ def test_the_home_pages_untriaged_count_is_what_its_link_lists(
     assert count == 2
     assert page.locator("tbody[data-keynav] tr").count() == count
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_train_pages_issue_links_open_our_issue_page_first(
+    browser_page,
+    django_user_model,
+    make,
+    series,  # noqa: F811
+):
+    from releases.services.targets import target_set
+
+    user_with_role(django_user_model, "rm", "release managers")
+    blocker = make.issue(number=12, title="Hang on MI300X")
+    target_set(issue=blocker, series=series, version="7.9", flags=["blocker"])
+    page = browser_page
+    log_in(page, "rm", "pw-rm-1")
+    page.goto("/releases/7.9/?series=rocm")
+
+    readiness = page.locator("section.readiness")
+    ours = readiness.get_by_role("link", name="ROCm/ROCm#12").first
+    assert ours.get_attribute("href") == "/issues/ROCm/ROCm/12/"
+    github = readiness.get_by_role("link", name="GitHub").first
+    assert github.get_attribute("href") == "https://github.com/ROCm/ROCm/issues/12"
+    ours.click()
+    page.wait_for_url("**/issues/ROCm/ROCm/12/")
+    assert page.errors == []

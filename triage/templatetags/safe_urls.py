@@ -10,6 +10,7 @@ these (tests/security/test_template_links.py checks every template).
 """
 
 from django import template
+from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 
 from triage.text.safe_links import is_external, safe_link_url
@@ -54,3 +55,16 @@ def safe_link(parser, token):
     nodelist = parser.parse(("endsafe_link",))
     parser.delete_first_token()
     return SafeLinkNode(parser.compile_filter(bits[1]), attributes, nodelist)
+
+
+@register.filter
+def issue_page(reference) -> str:
+    """Our page of the issue "OWNER/NAME#N" (a report's reference), else ""."""
+    owner, slash, rest = str(reference).partition("/")
+    name, hash_, number = rest.rpartition("#")
+    if not (owner and slash and name and hash_ and number.isdigit()):
+        return ""
+    try:
+        return reverse("issue-detail", args=[owner, name, int(number)])
+    except NoReverseMatch:
+        return ""
