@@ -57,6 +57,10 @@ def test_the_demo_dashboard_flows(browser_page, settings):
     # The issue page: predictions with evidence, priority parts, duplicates, posts, fix chain.
     page.goto(row.locator("[data-keynav-open]").get_attribute("href"))
     assert page.get_by_role("heading", name="Classification and priority").is_visible()
+    # the synthetic demo never links to a real issue: its GitHub pages are on a host that
+    # cannot exist
+    on_github = page.get_by_role("link", name="View on GitHub").get_attribute("href")
+    assert on_github.startswith("https://github.demo.invalid/")
     screenshot(page, "issue")
 
     # The readiness page of the demo's NO-GO train, and its reasons.
