@@ -300,3 +300,19 @@ def test_the_train_pages_issue_links_open_our_issue_page_first(
     ours.click()
     page.wait_for_url("**/issues/ROCm/ROCm/12/")
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_models_page_says_when_its_scores_come_from_the_synthetic_demo(
+    browser_page, django_user_model, make
+):
+    user_with_role(django_user_model, "viewer", "viewers")
+    page = browser_page
+    log_in(page, "viewer", "pw-viewer-1")
+    page.goto("/models/")
+    assert page.get_by_text("Measured on the synthetic demo data").count() == 0
+
+    make.repository("ROCm/HIP", html_url="https://github.demo.invalid/ROCm/HIP")
+    page.goto("/models/")
+    assert page.get_by_text("Measured on the synthetic demo data").is_visible()
+    assert page.errors == []

@@ -8,10 +8,18 @@ from django.db.models import Count, Q
 from django.db.models.functions import TruncWeek
 
 from classifiers import artifacts, registry
-from triage.models import Issue, Post, Spike
+from triage.models import Issue, Post, Repository, Spike
 from triage.selectors import issues as selectors
 
 HOME_QUEUE_TOP = 5
+# The synthetic demo's GitHub pages are on this host (triage/fixtures/demo/build_demo_data.py).
+DEMO_HOST_PREFIX = "https://github.demo.invalid/"
+
+
+def holds_demo_data() -> bool:
+    """Whether the database holds the synthetic demo data set (its repositories' pages are on a
+    host that cannot exist): scores measured on it say nothing of real reports."""
+    return Repository.objects.filter(html_url__startswith=DEMO_HOST_PREFIX).exists()
 
 
 def untriaged_issues():

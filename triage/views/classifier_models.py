@@ -17,7 +17,11 @@ def models_overview(request):
         {**row, "history": selectors_home.model_versions(row["name"])[:10]}
         for row in selectors_home.model_health()
     ]
-    return render(request, "triage/models.html", {"models": models})
+    return render(
+        request,
+        "triage/models.html",
+        {"models": models, "demo_data": selectors_home.holds_demo_data()},
+    )
 
 
 @require_POST
