@@ -34,9 +34,12 @@ install: $(STAMP)
 # the demo posts train the model on top of it (Models page, "Retrain").
 DEMO_ENV := DEBUG=1 CLASSIFIER_SENTIMENT_CSV=triage/fixtures/demo/sentiment_synthetic.csv
 
+# The port is checked before any work; the set-up logs warnings only (LOG_LEVEL=INFO shows all).
 demo: $(STAMP)
-	$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput
-	$(DEMO_ENV) $(BIN)/python manage.py load_demo
+	@$(BIN)/python -c "import socket; socket.create_server(('$(HOST)', $(PORT))).close()" 2>/dev/null \
+		|| { echo "Port $(PORT) on $(HOST) is in use: stop what runs there, or run make demo PORT=8001"; exit 1; }
+	$(DEMO_ENV) LOG_LEVEL=$${LOG_LEVEL:-WARNING} $(BIN)/python manage.py migrate --noinput -v 0
+	$(DEMO_ENV) LOG_LEVEL=$${LOG_LEVEL:-WARNING} $(BIN)/python manage.py load_demo
 	@echo "Dashboard: http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
 	$(DEMO_ENV) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 

@@ -43,3 +43,17 @@ def test_it_creates_one_login_per_role():
     assert triager.has_perm("triage.triage_issue")
     assert not triager.has_perm("releases.approve_backport")
     assert not sign_in("viewer", "viewer").has_perm("triage.triage_issue")
+
+
+def test_loading_again_keeps_everyone_signed_in(client):
+    from triage.services.demo import demo_role_users_ensure, demo_user_ensure
+
+    demo_user_ensure(username="demo", password="demo")
+    demo_role_users_ensure()
+    client.post("/accounts/login/", {"username": "demo", "password": "demo"})
+    assert client.get("/").status_code == 200
+
+    demo_user_ensure(username="demo", password="demo")  # a second `make demo`
+    demo_role_users_ensure()
+
+    assert client.get("/").status_code == 200  # not sent back to the login page

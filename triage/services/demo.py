@@ -69,11 +69,18 @@ def demo_load(*, path: Path = DEMO_DATA) -> DemoReport:
     return report
 
 
+def _password_keep_or_set(user, password: str) -> None:
+    """Set the password unless it is already this one: setting it again would change its hash
+    and sign out every browser that signed in before (a second `make demo`)."""
+    if not user.check_password(password):
+        user.set_password(password)
+
+
 def demo_user_ensure(*, username: str, password: str) -> None:
     """A superuser for trying the dashboard and admin on the demo data."""
     user, _ = get_user_model().objects.get_or_create(username=username)
     user.is_staff = user.is_superuser = True
-    user.set_password(password)
+    _password_keep_or_set(user, password)
     user.save()
 
 
@@ -86,7 +93,7 @@ def demo_role_users_ensure() -> None:
 
     for username, role in DEMO_ROLE_USERS:
         user, _ = get_user_model().objects.get_or_create(username=username)
-        user.set_password(username)
+        _password_keep_or_set(user, username)
         user.save()
         user.groups.set(Group.objects.filter(name=role))
 
