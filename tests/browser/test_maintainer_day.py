@@ -316,3 +316,35 @@ def test_the_models_page_says_when_its_scores_come_from_the_synthetic_demo(
     page.goto("/models/")
     assert page.get_by_text("Measured on the synthetic demo data").is_visible()
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_spike_on_the_home_page_opens_its_posts(browser_page, django_user_model, make):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from triage.models import SavedSearch, Spike
+
+    user_with_role(django_user_model, "viewer", "viewers")
+    search = SavedSearch.objects.create(name="HIP errors", query="hipErrorNoBinaryForGpu")
+    hour = timezone.now().replace(minute=0, second=0, microsecond=0) - timedelta(hours=2)
+    for n, at in enumerate([hour + timedelta(minutes=5), hour + timedelta(minutes=40)]):
+        post = Post.objects.create(external_id=str(100 + n), text=f"spike post {n}", created_at=at)
+        post.searches.add(search)
+    outside = Post.objects.create(
+        external_id="200", text="an older post", created_at=hour - timedelta(hours=3)
+    )
+    outside.searches.add(search)
+    Spike.objects.create(
+        search=search, hour=hour, count=2, baseline_mean=0.1, baseline_stdev=0.1, threshold=1.0
+    )
+    page = browser_page
+    log_in(page, "viewer", "pw-viewer-1")
+
+    page.get_by_role("link", name="HIP errors: 2 posts").click()
+    page.wait_for_url("**/social/?*hour=*")
+    assert page.get_by_text("spike post 0").is_visible()
+    assert page.get_by_text("spike post 1").is_visible()
+    assert page.get_by_text("an older post").count() == 0
+    assert page.errors == []

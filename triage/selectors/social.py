@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from urllib.parse import urlencode
 
 from django.db.models import Case, Count, F, IntegerField, Prefetch, QuerySet, Value, When
 from django.db.models.functions import TruncDate
@@ -15,12 +16,24 @@ from triage.models import Issue, Post, PostIssueLink, SavedSearch, Spike
 SENTIMENTS = [choice for choice, _ in Post.Sentiment.choices]
 
 
+def spike_posts_query(spike) -> str:
+    """The social feed's query string that lists a spike's posts: its search or component, and
+    its hour."""
+    params = {"hour": spike.hour.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    if spike.search_id:
+        params["search"] = spike.search_id
+    else:
+        params["component"] = spike.component
+    return urlencode(params)
+
+
 def post_list(
     *,
     search_id: int | None = None,
     sentiment: str = "",
     component: str = "",
     since: datetime | None = None,
+    hour: datetime | None = None,
     q: str = "",
     linked: bool | None = None,
 ) -> QuerySet[Post]:
@@ -41,6 +54,8 @@ def post_list(
         posts = posts.filter(component_tags__contains=f"|{component}|")
     if since:
         posts = posts.filter(created_at__gte=since)
+    if hour:  # the posts of one hour (a spike's)
+        posts = posts.filter(created_at__gte=hour, created_at__lt=hour + timedelta(hours=1))
     if q:
         posts = posts.filter(text__icontains=q)
     if linked is not None:

@@ -68,3 +68,11 @@ def issue_page(reference) -> str:
         return reverse("issue-detail", args=[owner, name, int(number)])
     except NoReverseMatch:
         return ""
+
+
+@register.filter
+def spike_posts_url(spike) -> str:
+    """The social feed listing a spike's posts (each with the issues it cites)."""
+    from triage.selectors.social import spike_posts_query
+
+    return f"{reverse('social-feed')}?{spike_posts_query(spike)}"

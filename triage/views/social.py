@@ -34,6 +34,7 @@ class FeedFilterForm(forms.Form):
     )
     component = forms.CharField(required=False, max_length=100)
     q = forms.CharField(required=False, max_length=200, label="Text")
+    hour = forms.DateTimeField(required=False, widget=forms.HiddenInput)  # a spike's hour
 
 
 @login_required
@@ -48,6 +49,7 @@ def social_feed(request):
             "sentiment": data["sentiment"],
             "component": data["component"].strip(),
             "q": data["q"].strip(),
+            "hour": data["hour"],
         }
     page = Paginator(selectors_social.post_list(**filters), POSTS_PER_PAGE).get_page(
         request.GET.get("page")
