@@ -39,9 +39,26 @@ def train_timeline(request):
                 "current": current,
                 "after": after,
                 "position": position,
+                **_verdicts(series, current, after, now),
             }
         )
     return render(request, "releases/timeline.html", {"timelines": timelines, "today": now.date()})
+
+
+def _verdicts(series, current, after, now) -> dict:
+    """The verdict of each train still to ship (the current one with its first reason), from
+    one read of the series' history: {"current_verdict": {...}, "after_verdicts": [...]}."""
+    today = selectors.today_in(series, now)
+    history = history_load(series) if current or after else None
+
+    def verdict(train) -> dict:
+        report = readiness_build(series=series, version=train.version, as_of=today, history=history)
+        return {"verdict": report["verdict"], "reason": report["reasons"][0]}
+
+    return {
+        "current_verdict": verdict(current) if current else None,
+        "after_verdicts": [{"train": train, **verdict(train)} for train in after],
+    }
 
 
 @login_required

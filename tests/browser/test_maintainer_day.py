@@ -348,3 +348,26 @@ def test_a_spike_on_the_home_page_opens_its_posts(browser_page, django_user_mode
     assert page.get_by_text("spike post 1").is_visible()
     assert page.get_by_text("an older post").count() == 0
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_timeline_shows_each_coming_trains_verdict(
+    browser_page,
+    django_user_model,
+    make,
+    series,  # noqa: F811
+):
+    from releases.services.targets import target_set
+
+    user_with_role(django_user_model, "viewer", "viewers")
+    target_set(issue=make.issue(number=12), series=series, version="7.9", flags=["blocker"])
+    page = browser_page
+    log_in(page, "viewer", "pw-viewer-1")
+    page.goto("/releases/")
+
+    current = page.locator("tr[aria-current=true]")
+    assert "NO-GO" in current.locator(".verdict").inner_text()
+    assert "open blocker" in current.inner_text()
+    verdicts = page.locator("tbody tr .verdict").all_inner_texts()
+    assert len(verdicts) >= 2 and set(verdicts) <= {"GO", "NO-GO"}
+    assert page.errors == []
