@@ -371,3 +371,51 @@ def test_the_timeline_shows_each_coming_trains_verdict(
     verdicts = page.locator("tbody tr .verdict").all_inner_texts()
     assert len(verdicts) >= 2 and set(verdicts) <= {"GO", "NO-GO"}
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("path", ["/social/", "/releases/7.9/?series=rocm", "/settings/"])
+def test_pages_fit_a_phone_without_scrolling_sideways(
+    chromium_browser,
+    live_server,
+    django_user_model,
+    make,
+    series,  # noqa: F811
+    path,
+):
+    from releases.services.targets import target_set
+    from triage.models import SavedSearch
+    from triage.services.social import saved_searches_seed
+
+    user_with_role(django_user_model, "rm", "release managers")
+    saved_searches_seed()  # the default searches, long queries and all
+    search = SavedSearch.objects.get(name="ROCm breakage")
+    for number, arch in enumerate(["gfx942", "gfx90a", "gfx1100", "gfx1151", "gfx950"], 100):
+        issue = make.issue(
+            number=number, title=f"regression on {arch}", labels=[arch, "regression"]
+        )
+        target_set(issue=issue, series=series, version="7.9", flags=["blocker"])
+    post = Post.objects.create(
+        external_id="1",
+        text="ROCm 6.4 hipErrorNoBinaryForGpu on gfx1151 https://github.com/ROCm/ROCm/issues/4840",
+        created_at=make.now,
+        mentions={"components": ["HIP"], "gpus": ["Strix Halo"], "rocm_versions": ["6.4"]},
+    )
+    post.searches.add(search)
+    make.issue(number=4840, title="hipErrorNoBinaryForGpu on gfx1151 with a long title " * 2)
+    context = chromium_browser.new_context(
+        base_url=live_server.url, viewport={"width": 390, "height": 844}, timezone_id="UTC"
+    )
+    page = context.new_page()
+    log_in(page, "rm", "pw-rm-1")
+    page.goto(path)
+
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('body *')]
+            .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+            .filter(e => !e.closest('.table-wrap'))
+            .map(e => e.tagName + '.' + e.className).slice(0, 8)"""
+    )
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    context.close()
+    assert (width, wide) == (390, [])
