@@ -334,6 +334,24 @@ WEBHOOK_DELIVERY_RETENTION_DAYS = int(os.environ.get("WEBHOOK_DELIVERY_RETENTION
 WEBHOOK_SPOOL_DIR = Path(os.environ.get("WEBHOOK_SPOOL_DIR", VAR_DIR / "webhook-spool"))
 WEBHOOK_SPOOL_MAX_BYTES = int(os.environ.get("WEBHOOK_SPOOL_MAX_BYTES", str(2 * 1024**3)))
 WEBHOOK_SPOOL_DRAIN_INTERVAL_S = float(os.environ.get("WEBHOOK_SPOOL_DRAIN_INTERVAL_S", "2"))
+# Acting on GitHub (triage/services/outbox.py): every write is opted in per repository and per
+# action in the admin; this stops them all at once (as does the switch on the settings page).
+GITHUB_WRITES_STOPPED = env_bool("GITHUB_WRITES_STOPPED", False)
+# The login the service's token writes as (its comments are found again by it); "" asks GET /user.
+GITHUB_BOT_LOGIN = os.environ.get("GITHUB_BOT_LOGIN", "")
+# Needs-info (triage/services/needs_info.py): which facts a new bug must give, which issues are
+# new, when to remind and when to close (days without the reporter's answer).
+NEEDS_INFO_FACTS = env_list("NEEDS_INFO_FACTS") or [
+    "gpu",
+    "rocm_version",
+    "os",
+    "steps",
+    "rocminfo",
+]
+NEEDS_INFO_NEW_DAYS = int(os.environ.get("NEEDS_INFO_NEW_DAYS", "30"))
+NEEDS_INFO_REMIND_DAYS = int(os.environ.get("NEEDS_INFO_REMIND_DAYS", "14"))
+NEEDS_INFO_CLOSE_DAYS = int(os.environ.get("NEEDS_INFO_CLOSE_DAYS", "14"))
+NEEDS_INFO_LABEL = os.environ.get("NEEDS_INFO_LABEL", "needs info")
 # 5xx answers are retried this many times inside one request, with exponential backoff.
 GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
 GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))

@@ -4,25 +4,31 @@ import json
 from django import forms
 from django.contrib import admin
 from django.db import models
+from django.utils import timezone
 from django.utils.html import format_html
 
 from triage.models import (
     Comment,
+    CommentCommand,
+    GitHubWrite,
     Issue,
     Label,
     LabelWriteback,
+    NeedsInfo,
     Person,
     Post,
     PostIssueLink,
+    ReplyTemplate,
     Repository,
     SavedSearch,
     Spike,
     SyncState,
     WebhookDelivery,
     WebhookRedelivery,
+    WriteSwitch,
 )
 from triage.selectors.issues import FULL_NAME_RE
-from triage.services import social, tracking
+from triage.services import outbox, reply_templates, social, tracking
 
 RAW_BODY_SHOWN_BYTES = 256 * 1024
 
@@ -32,12 +38,23 @@ class TriageAdmin(admin.ModelAdmin):
 
 
 class RepositoryForm(forms.ModelForm):
+    github_actions = forms.MultipleChoiceField(
+        choices=list(outbox.ACTIONS.items()),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        label="Writes to GitHub",
+        help_text="Each is off until checked here; GitHub writes stop at once with the switch "
+        "on the settings page (or GITHUB_WRITES_STOPPED).",
+    )
+
     class Meta:
         model = Repository
         fields = [
             "full_name",
             "tracked",
             "label_writeback",
+            "github_actions",
+            "github_dry_run",
             "description",
             "default_branch",
             "private",
@@ -59,8 +76,8 @@ class RepositoryForm(forms.ModelForm):
 class RepositoryAdmin(TriageAdmin):
     form = RepositoryForm
     list_display = ["full_name", "tracked", "label_writeback", "private", "default_branch"]
-    list_display += ["added_at"]
-    list_filter = ["tracked", "label_writeback", "private"]
+    list_display += ["github_dry_run", "added_at"]
+    list_filter = ["tracked", "label_writeback", "github_dry_run", "private"]
     search_fields = ["full_name", "description"]
     readonly_fields = ["owner", "name", "github_id", "html_url", "added_at"]
 
@@ -220,6 +237,90 @@ class LabelWritebackAdmin(TriageAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class ReadOnlyAudit(TriageAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(GitHubWrite)
+class GitHubWriteAdmin(ReadOnlyAudit):
+    """The outbox and audit of every write to GitHub: read-only, written only by the service."""
+
+    list_display = ["created_at", "issue", "action", "operation", "status", "decided_by"]
+    list_display += ["model_name", "model_version", "detail"]
+    list_filter = ["status", "action", "operation", "repository"]
+    list_select_related = ["issue__repository"]
+    search_fields = ["key", "detail", "decided_by", "=issue__number"]
+    date_hierarchy = "created_at"
+    show_full_result_count = False
+
+
+@admin.register(CommentCommand)
+class CommentCommandAdmin(ReadOnlyAudit):
+    list_display = ["created_at", "issue", "line", "login", "association", "status", "detail"]
+    list_filter = ["status", "command"]
+    list_select_related = ["issue__repository"]
+    search_fields = ["line", "login", "=issue__number"]
+
+
+@admin.register(NeedsInfo)
+class NeedsInfoAdmin(ReadOnlyAudit):
+    list_display = ["issue", "state", "missing", "asked_at", "reminded_at", "closed_at"]
+    list_filter = ["state"]
+    list_select_related = ["issue__repository"]
+
+
+class ReplyTemplateForm(forms.ModelForm):
+    name = forms.ChoiceField(choices=[(n, n) for n in reply_templates.DEFAULTS])
+
+    class Meta:
+        model = ReplyTemplate
+        fields = ["name", "body"]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("name") and data.get("body") is not None:
+            try:
+                reply_templates.template_validate(name=data["name"], body=data["body"])
+            except reply_templates.TemplateInvalid as exc:
+                self.add_error("body", str(exc))
+        return data
+
+
+@admin.register(ReplyTemplate)
+class ReplyTemplateAdmin(TriageAdmin):
+    """The texts posted on GitHub; validated when saved (each says its variables)."""
+
+    form = ReplyTemplateForm
+    list_display = ["name", "updated_at"]
+    readonly_fields = ["help", "updated_at"]
+
+    def get_changeform_initial_data(self, request):
+        name = request.GET.get("name", "")
+        default = reply_templates.DEFAULTS.get(name)
+        return {"name": name, "body": default.body} if default else {}
+
+    def save_model(self, request, obj, form, change):
+        obj.help = reply_templates.DEFAULTS[obj.name].help
+        obj.updated_at = timezone.now()
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(WriteSwitch)
+class WriteSwitchAdmin(TriageAdmin):
+    list_display = ["name", "stopped", "reason", "changed_by", "changed_at"]
+    readonly_fields = ["changed_by", "changed_at"]
+
+    def save_model(self, request, obj, form, change):
+        outbox.writes_stop(user=request.user, reason=obj.reason, stopped=obj.stopped)
 
 
 # --- X -----------------------------------------------------------------------------------

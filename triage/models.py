@@ -35,6 +35,15 @@ class Repository(models.Model):
         default=False,
         help_text="Apply predicted kind and component labels on GitHub (above the threshold).",
     )
+    github_actions = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="the writes to GitHub this repository opted in to (triage.services.outbox)",
+    )
+    github_dry_run = models.BooleanField(
+        default=True,
+        help_text="Plan and audit the opted-in writes without making them on GitHub.",
+    )
 
     class Meta:
         verbose_name_plural = "repositories"
@@ -466,6 +475,9 @@ class PredictionCorrection(models.Model):
     user = models.ForeignKey(
         "auth.User", null=True, on_delete=models.SET_NULL, related_name="prediction_corrections"
     )
+    github_login = models.CharField(
+        max_length=100, blank=True, default="", help_text="a collaborator's comment command"
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -713,6 +725,9 @@ class TriageAction(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     action = models.CharField(max_length=64, help_text="e.g. prediction.correct, repro.approve")
+    github_login = models.CharField(
+        max_length=100, blank=True, default="", help_text="a collaborator's comment command"
+    )
     before = models.JSONField(default=dict, blank=True)
     after = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -755,3 +770,163 @@ class UserPreference(models.Model):
 
     def __str__(self) -> str:
         return f"preferences of {self.user_id}"
+
+
+# --- Acting on GitHub (issue 19): the outbox, its switches and texts, needs-info, commands -------
+
+
+class GitHubWrite(models.Model):
+    """One write the service decided to make on GitHub: the outbox row and its audit.
+
+    A service plans the write (what, on which issue, why, who or which model decided); a task
+    performs it through PyGithub and records GitHub's answer. `key` makes a decision idempotent:
+    one row per issue and key (webhook redeliveries and task retries plan the same key again
+    and change nothing); dry-run (`planned`) and `skipped` rows are outside that rule, so a
+    repository that opts in later, or leaves its dry run, gets the same decision made for real.
+    """
+
+    class Status(models.TextChoices):
+        PLANNED = "planned", "planned (dry run)"
+        PENDING = "pending"
+        SENDING = "sending"
+        DONE = "done"
+        SKIPPED = "skipped"
+        FAILED = "failed"
+
+    class Operation(models.TextChoices):
+        COMMENT = "comment", "comment (edited in place when the bot's marked comment exists)"
+        ADD_LABELS = "add_labels"
+        REMOVE_LABEL = "remove_label"
+        ASSIGN = "assign"
+        UNASSIGN = "unassign"
+        CLOSE = "close"
+        REOPEN = "reopen"
+        REACT = "react"
+
+    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="+")
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="github_writes")
+    action = models.CharField(max_length=64, help_text="the opt-in it needs: needs_info.ask, ...")
+    operation = models.CharField(max_length=16, choices=Operation.choices)
+    key = models.CharField(max_length=200, help_text="one row per issue and key")
+    payload = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, db_index=True)
+    reason = models.TextField(blank=True, default="", help_text="why it was decided")
+    decided_by = models.CharField(
+        max_length=200, help_text="rule needs-info, model kind 2026.1, alice, @bob on GitHub"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    model_name = models.CharField(max_length=64, blank=True, default="")
+    model_version = models.CharField(max_length=100, blank=True, default="")
+    detail = models.TextField(blank=True, default="", help_text="GitHub's answer or the error")
+    github_id = models.BigIntegerField(null=True, blank=True, help_text="the comment written")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["issue", "key"],
+                condition=models.Q(status__in=["pending", "sending", "done", "failed"]),
+                name="github_write_decided_once",
+            )
+        ]
+        indexes = [models.Index(fields=["issue", "operation", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.operation} on {self.issue_id} ({self.key})"
+
+
+class WriteSwitch(models.Model):
+    """The one switch that stops every write to GitHub (a single row, name "github")."""
+
+    name = models.CharField(max_length=32, primary_key=True)
+    stopped = models.BooleanField(default=False)
+    reason = models.CharField(max_length=255, blank=True, default="")
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.name}: {'stopped' if self.stopped else 'on'}"
+
+
+class ReplyTemplate(models.Model):
+    """A text the service posts on GitHub, editable by maintainers (Django template language)."""
+
+    name = models.CharField(max_length=64, unique=True)
+    body = models.TextField()
+    help = models.TextField(blank=True, default="", help_text="what it is for, its variables")
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class NeedsInfo(models.Model):
+    """Where the request for missing facts on one issue stands, and its clock."""
+
+    class State(models.TextChoices):
+        ASKING = "asking", "asked, waiting for the reporter"
+        REMINDED = "reminded", "reminded, waiting for the reporter"
+        SATISFIED = "satisfied", "the reporter supplied what was missing"
+        ANSWERED = "answered", "a maintainer answered: the clock stopped"
+        CLOSED = "closed", "closed as not planned"
+
+    issue = models.OneToOneField(Issue, on_delete=models.CASCADE, related_name="needs_info")
+    state = models.CharField(max_length=16, choices=State.choices, db_index=True)
+    missing = models.JSONField(default=list, blank=True, help_text="what is still missing")
+    asked_for = models.JSONField(default=list, blank=True, help_text="what was first asked for")
+    revision = models.PositiveIntegerField(default=1, help_text="the comment's edits")
+    requested_by = models.CharField(
+        max_length=200, blank=True, default="", help_text="'' for the rule; a person's /needinfo"
+    )
+    asked_at = models.DateTimeField()
+    reminded_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "needs info"
+
+    def __str__(self) -> str:
+        return f"{self.issue_id}: {self.state} ({', '.join(self.missing)})"
+
+    @property
+    def waiting(self) -> bool:
+        return self.state in (self.State.ASKING, self.State.REMINDED)
+
+
+class CommentCommand(models.Model):
+    """A command read from a comment (`/kind bug`), acted on once: what it did or why not."""
+
+    class Status(models.TextChoices):
+        DONE = "done"
+        REFUSED = "refused"
+
+    comment = models.ForeignKey(Comment, on_delete=models.CASCADE, related_name="commands")
+    issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="commands")
+    line = models.CharField(max_length=300, help_text="the command as written")
+    command = models.CharField(max_length=32)
+    login = models.CharField(max_length=100)
+    association = models.CharField(max_length=32, blank=True, default="")
+    status = models.CharField(max_length=16, choices=Status.choices)
+    detail = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["comment", "line"], name="comment_command_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.line!r} by {self.login}: {self.status}"

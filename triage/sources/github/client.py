@@ -5,8 +5,9 @@ and its exceptions) and read pages as raw JSON, because the sync needs what PyGi
 objects hide: conditional requests with the stored ETag (304 costs no rate limit), the Link
 header of each page, and the rate-limit headers.
 
-Writes (adding labels, for the opt-in label write-back) go through the same Requester; they count
-against the rate limit like reads and are never retried by the adapter.
+Writes (the outbox's comments, labels, assignees, state and reactions: triage/services/outbox.py,
+and the label write-back) go through the same Requester; they count against the rate limit like
+reads and are never retried by the adapter.
 
 Retries: 5xx answers are retried with backoff inside the HTTP adapter (urllib3 Retry, GET only).
 A rate limit is never slept on here; it raises RateLimited with the reset time, and the caller
@@ -130,6 +131,12 @@ class GitHubSource:
     def post(self, url: str, body: dict | list) -> Page:
         """POST a JSON body (e.g. /repos/O/N/issues/N/labels); the answer as a Page."""
         return self._request("POST", url, input=body)
+
+    def patch(self, url: str, body: dict) -> Page:
+        return self._request("PATCH", url, input=body)
+
+    def delete(self, url: str, body: dict | None = None) -> Page:
+        return self._request("DELETE", url, input=body) if body else self._request("DELETE", url)
 
     def _request(self, verb: str, url: str, **kwargs) -> Page:
         self.requests += 1

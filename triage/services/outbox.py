@@ -1,0 +1,425 @@
+"""The outbox: every write the service makes on GitHub, planned as a row, then performed.
+
+A service decides (`write_plan`): which issue, which operation (a comment, labels, assignees,
+closing, a reaction), which opt-in it needs (`action`, one of ACTIONS), why, and who or which
+model decided. The row says what became of the decision:
+- `skipped` when every write is stopped (the one switch: WriteSwitch "github", or
+  GITHUB_WRITES_STOPPED), when the repository has not opted in to that action, or when the issue
+  is a maintainer's own and no person asked for the write;
+- `planned` when the repository runs its opted-in actions as a dry run (the default): the row
+  lists what would be done, and nothing is sent;
+- `pending`, then `done` or `failed` once the `ingest` task `triage.tasks.deliver_github_write`
+  performed it through PyGithub (GitHub's answer, or its message on a 403/404/422, which is
+  never retried; a rate limit waits for its reset; a 5xx is tried MAX_ATTEMPTS times).
+
+Idempotent: a decision has a key, and a repository's issue holds at most one pending, done or
+failed row per key, so a webhook redelivery or a task retry plans nothing new. A comment carries a
+hidden marker (`<!-- rocm-triage:needs-info -->`); a later comment with the same marker edits
+the bot's comment instead of posting another (the bot finds it by the id it stored, else, after
+an interrupted attempt, by listing the issue's comments for its marker and its own login).
+Nothing else in the service calls GitHub's write endpoints for these actions.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+from urllib.parse import quote
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from triage.models import GitHubWrite, Issue, Repository, WriteSwitch
+from triage.sources.github import ingest
+from triage.sources.github.client import (
+    GitHubError,
+    GitHubSource,
+    RateLimited,
+    TransientGitHubError,
+)
+
+logger = logging.getLogger(__name__)
+
+Status = GitHubWrite.Status
+Op = GitHubWrite.Operation
+
+# What a repository opts in to, one by one (Repository.github_actions).
+ACTIONS: dict[str, str] = {
+    "needs_info.ask": "ask the reporter of a new bug for the facts triage needs (one comment, "
+    "edited as they arrive)",
+    "needs_info.label": "add the 'needs info' label while facts are missing, remove it after",
+    "needs_info.remind": "remind the reporter once after NEEDS_INFO_REMIND_DAYS without an answer",
+    "needs_info.close": "close as not planned NEEDS_INFO_CLOSE_DAYS after the reminder",
+    "commands.reply": "acknowledge a comment command with a reaction, or reply why it was refused",
+    "commands.assign": "assign on GitHub whom /assign names",
+}
+MAINTAINER_ASSOCIATIONS = {"OWNER", "MEMBER", "COLLABORATOR"}
+MARKER_PREFIX = "<!-- rocm-triage:"
+MAX_ATTEMPTS = 5
+SWITCH = "github"
+IN_FLIGHT = (Status.PENDING, Status.SENDING)
+DELIVER_TASK = "triage.tasks.deliver_github_write"
+
+
+class WritesStopped(Exception):
+    pass
+
+
+def marker(name: str) -> str:
+    """The hidden line that marks the bot's comment of one kind on an issue."""
+    return f"{MARKER_PREFIX}{name} -->"
+
+
+def is_bot_text(body: str) -> bool:
+    """A comment the bot wrote (its marker is in it): not a person's answer, not a command."""
+    return MARKER_PREFIX in (body or "")
+
+
+# --- the switch ----------------------------------------------------------------------------
+
+
+def writes_stopped() -> str:
+    """Why every write is stopped, or "" while writes may go out."""
+    if settings.GITHUB_WRITES_STOPPED:
+        return "all writes to GitHub are stopped (GITHUB_WRITES_STOPPED)"
+    switch = WriteSwitch.objects.filter(name=SWITCH, stopped=True).first()
+    if switch is None:
+        return ""
+    who = switch.changed_by.get_username() if switch.changed_by else "an admin"
+    why = f": {switch.reason}" if switch.reason else ""
+    return f"all writes to GitHub stopped by {who} at {switch.changed_at:%Y-%m-%d %H:%M}{why}"
+
+
+@transaction.atomic
+def writes_stop(*, user, reason: str = "", stopped: bool = True) -> int:
+    """Stop (or allow again) every write; stopping skips what is waiting. Returns that count."""
+    WriteSwitch.objects.update_or_create(
+        name=SWITCH,
+        defaults={
+            "stopped": stopped,
+            "reason": reason[:255],
+            "changed_by": user,
+            "changed_at": timezone.now(),
+        },
+    )
+    if not stopped:
+        return 0
+    return GitHubWrite.objects.filter(status=Status.PENDING).update(
+        status=Status.SKIPPED,
+        detail=writes_stopped(),
+        finished_at=timezone.now(),
+    )
+
+
+# --- planning ------------------------------------------------------------------------------
+
+
+def opted_in(repository: Repository, action: str) -> bool:
+    return action in (repository.github_actions or [])
+
+
+def _skip_or_plan_once(row: GitHubWrite) -> GitHubWrite:
+    """A skipped or planned decision is recorded once per key and reason, not at every pass."""
+    same = GitHubWrite.objects.filter(
+        issue=row.issue, key=row.key, status=row.status, detail=row.detail
+    ).first()
+    if same is not None:
+        return same
+    row.finished_at = timezone.now()
+    row.save()
+    return row
+
+
+def write_plan(
+    *,
+    issue: Issue,
+    action: str,
+    operation: str,
+    key: str,
+    payload: dict,
+    reason: str,
+    decided_by: str,
+    actor=None,
+    model_name: str = "",
+    model_version: str = "",
+    asked: bool = False,
+) -> GitHubWrite:
+    """Record a decision to write on GitHub and, where allowed, send it once committed.
+
+    `asked`: a person asked for it (a dashboard click, a comment command), so a maintainer's own
+    issue is not exempt."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown GitHub action {action!r}")
+    repository = issue.repository
+    row = GitHubWrite(
+        repository=repository,
+        issue=issue,
+        action=action,
+        operation=operation,
+        key=key[:200],
+        payload=payload,
+        reason=reason[:2000],
+        decided_by=decided_by[:200],
+        actor=actor,
+        model_name=model_name[:64],
+        model_version=model_version[:100],
+    )
+    existing = GitHubWrite.objects.filter(
+        issue=issue, key=row.key, status__in=[*IN_FLIGHT, Status.DONE, Status.FAILED]
+    ).first()
+    if existing is not None:
+        return existing  # decided already: a redelivery, a retry
+    stopped = writes_stopped()
+    if stopped:
+        row.status, row.detail = Status.SKIPPED, stopped
+    elif not opted_in(repository, action):
+        row.status = Status.SKIPPED
+        row.detail = f"{repository.full_name} has not opted in to {action}"
+    elif not asked and issue.author_association in MAINTAINER_ASSOCIATIONS:
+        row.status = Status.SKIPPED
+        row.detail = f"a maintainer's own issue ({issue.author_association}): not unless asked"
+    elif repository.github_dry_run:
+        row.status = Status.PLANNED
+        row.detail = f"dry run: would {describe(row)}"
+    if row.status:
+        return _skip_or_plan_once(row)
+    row.status = Status.PENDING
+    try:
+        with transaction.atomic():
+            row.save()
+    except IntegrityError:  # planned at the same moment by another worker
+        return GitHubWrite.objects.get(
+            issue=issue, key=row.key, status__in=[*IN_FLIGHT, Status.DONE, Status.FAILED]
+        )
+    transaction.on_commit(lambda pk=row.pk: _enqueue(pk))
+    return row
+
+
+def _enqueue(pk: int, countdown: float | None = None) -> None:
+    from config import wiring
+
+    wiring.load(DELIVER_TASK).apply_async(kwargs={"write_id": pk}, countdown=countdown)
+
+
+def describe(row: GitHubWrite) -> str:
+    """What the write does, in words (the dry run's listing, the audit)."""
+    data = row.payload or {}
+    ref = row.issue.reference
+    if row.operation == Op.COMMENT:
+        first = (data.get("body") or "").strip().splitlines()[:1]
+        return f"comment on {ref} ({data.get('marker', '')}): {first[0][:120] if first else ''}"
+    if row.operation == Op.ADD_LABELS:
+        return f"add labels {', '.join(data.get('labels', []))} to {ref}"
+    if row.operation == Op.REMOVE_LABEL:
+        return f"remove label {data.get('label', '')} from {ref}"
+    if row.operation == Op.ASSIGN:
+        return f"assign {', '.join(data.get('assignees', []))} to {ref}"
+    if row.operation == Op.UNASSIGN:
+        return f"unassign {', '.join(data.get('assignees', []))} from {ref}"
+    if row.operation == Op.CLOSE:
+        return f"close {ref} as {data.get('state_reason', 'completed')}"
+    if row.operation == Op.REOPEN:
+        return f"reopen {ref}"
+    target = f"comment {data['comment_id']}" if data.get("comment_id") else ref
+    return f"react {data.get('content', '+1')} to {target}"
+
+
+# --- doing ---------------------------------------------------------------------------------
+
+
+def _claim(write_id: int) -> GitHubWrite | None:
+    claimed = GitHubWrite.objects.filter(pk=write_id, status__in=IN_FLIGHT).update(
+        status=Status.SENDING, attempts=F("attempts") + 1
+    )
+    if not claimed:
+        return None
+    return GitHubWrite.objects.select_related("issue", "repository").get(pk=write_id)
+
+
+def _finish(row: GitHubWrite, status: str, detail: str, github_id: int | None = None) -> None:
+    row.status, row.detail, row.finished_at = status, detail[:2000], timezone.now()
+    if github_id is not None:
+        row.github_id = github_id
+    row.save(update_fields=["status", "detail", "finished_at", "github_id"])
+
+
+def write_deliver(*, write_id: int, source: GitHubSource | None = None) -> GitHubWrite | None:
+    """Perform one pending write through PyGithub and record GitHub's answer.
+
+    Raises RateLimited (the row waits, pending) and TransientGitHubError (pending again while
+    attempts remain) for the task to retry later; any other GitHub error fails the row."""
+    row = _claim(write_id)
+    if row is None:
+        return None  # done, failed or skipped already: a duplicate task
+    stopped = writes_stopped()
+    if stopped:
+        _finish(row, Status.SKIPPED, stopped)
+        return row
+    source = source or GitHubSource()
+    try:
+        detail, github_id = PERFORM[row.operation](row, source)
+    except RateLimited:
+        GitHubWrite.objects.filter(pk=row.pk).update(status=Status.PENDING)
+        raise
+    except TransientGitHubError as exc:
+        if row.attempts >= MAX_ATTEMPTS:
+            _finish(row, Status.FAILED, f"{exc} (after {row.attempts} attempts)")
+            return row
+        GitHubWrite.objects.filter(pk=row.pk).update(status=Status.PENDING, detail=str(exc)[:2000])
+        raise
+    except GitHubError as exc:
+        _finish(row, Status.FAILED, str(exc))
+        logger.warning("GitHub refused %s: %s", describe(row), exc)
+        return row
+    _finish(row, Status.DONE, detail, github_id)
+    return row
+
+
+def _issue_path(row: GitHubWrite) -> str:
+    return f"/repos/{row.repository.full_name}/issues/{row.issue.number}"
+
+
+@cache
+def _bot_login(api_url: str) -> str:
+    return settings.GITHUB_BOT_LOGIN or (GitHubSource().get("/user").items or {}).get("login", "")
+
+
+def _marked_comment(row: GitHubWrite, source: GitHubSource, name: str) -> int | None:
+    """The bot's comment with this marker on the issue: the id we stored, else (after an
+    interrupted attempt) the one GitHub lists with the marker and the bot's login."""
+    done = (
+        GitHubWrite.objects.filter(
+            issue=row.issue, operation=Op.COMMENT, status=Status.DONE, payload__marker=name
+        )
+        .exclude(github_id=None)
+        .order_by("-finished_at")
+        .first()
+    )
+    if done is not None:
+        return done.github_id
+    interrupted = row.attempts > 1 or (
+        GitHubWrite.objects.filter(issue=row.issue, operation=Op.COMMENT, payload__marker=name)
+        .filter(Q(status=Status.FAILED) | Q(status=Status.SENDING))
+        .exclude(pk=row.pk)
+        .exists()
+    )
+    if not interrupted:
+        return None
+    login, url = _bot_login(settings.GITHUB_API_URL), f"{_issue_path(row)}/comments"
+    while url:
+        page = source.get(url, params=None if "?" in url else {"per_page": 100})
+        for item in page.items or []:
+            if marker(name) in (item.get("body") or "") and (
+                not login or (item.get("user") or {}).get("login") == login
+            ):
+                return item["id"]
+        url = page.links.get("next", "")
+    return None
+
+
+def _comment(row: GitHubWrite, source: GitHubSource) -> tuple[str, int | None]:
+    data = row.payload
+    name = data.get("marker", "")
+    body = data["body"] + (f"\n\n{marker(name)}" if name else "")
+    existing = _marked_comment(row, source, name) if name else None
+    if existing is not None:
+        path = f"/repos/{row.repository.full_name}/issues/comments/{existing}"
+        try:
+            source.patch(path, {"body": body})
+        except GitHubError as exc:
+            if exc.status != 404 or isinstance(exc, RateLimited | TransientGitHubError):
+                raise
+            return "the bot's comment was deleted on GitHub: not posted again", existing
+        return f"edited comment {existing}", existing
+    page = source.post(f"{_issue_path(row)}/comments", {"body": body})
+    return f"commented: {page.items.get('html_url', '')}", page.items.get("id")
+
+
+def _mirror_labels(row: GitHubWrite, labels) -> None:
+    if not isinstance(labels, list):
+        return
+    pks = ingest.labels_upsert(repository=row.repository, labels=labels)
+    through = Issue.labels.through
+    through.objects.filter(issue_id=row.issue_id).exclude(label_id__in=pks.values()).delete()
+    through.objects.bulk_create(
+        [through(issue_id=row.issue_id, label_id=pk) for pk in pks.values()],
+        ignore_conflicts=True,
+    )
+
+
+def _add_labels(row, source):
+    page = source.post(f"{_issue_path(row)}/labels", {"labels": row.payload["labels"]})
+    _mirror_labels(row, page.items)
+    return f"labels now: {', '.join(lb['name'] for lb in page.items or [])}", None
+
+
+def _remove_label(row, source):
+    label = row.payload["label"]
+    try:
+        page = source.delete(f"{_issue_path(row)}/labels/{quote(label, safe='')}")
+    except GitHubError as exc:
+        if exc.status == 404 and not isinstance(exc, RateLimited | TransientGitHubError):
+            return f"{label!r} was not on the issue", None
+        raise
+    _mirror_labels(row, page.items)
+    return f"removed {label!r}", None
+
+
+def _assign(row, source):
+    wanted = row.payload["assignees"]
+    page = source.post(f"{_issue_path(row)}/assignees", {"assignees": wanted})
+    now = {a["login"].lower() for a in (page.items or {}).get("assignees") or []}
+    refused = [login for login in wanted if login.lower() not in now]
+    if refused:  # GitHub ignores logins that may not be assigned, with a 201
+        raise GitHubError(422, f"GitHub did not assign {', '.join(refused)}: not assignable")
+    return f"assignees now: {', '.join(sorted(now))}", None
+
+
+def _unassign(row, source):
+    page = source.delete(f"{_issue_path(row)}/assignees", {"assignees": row.payload["assignees"]})
+    now = sorted(a["login"] for a in (page.items or {}).get("assignees") or [])
+    return f"assignees now: {', '.join(now) or 'none'}", None
+
+
+def _set_state(row, source, state: str):
+    body = {"state": state}
+    if state == "closed":
+        body["state_reason"] = row.payload.get("state_reason", "completed")
+    page = source.patch(_issue_path(row), body)
+    data = page.items or {}
+    Issue.objects.filter(pk=row.issue_id).update(
+        state=data.get("state", state), state_reason=data.get("state_reason") or ""
+    )
+    return f"{data.get('state', state)} ({data.get('state_reason') or '-'})", None
+
+
+def _react(row, source):
+    comment_id = row.payload.get("comment_id")
+    repo = row.repository.full_name
+    path = (
+        f"/repos/{repo}/issues/comments/{comment_id}/reactions"
+        if comment_id
+        else f"{_issue_path(row)}/reactions"
+    )
+    page = source.post(path, {"content": row.payload.get("content", "+1")})
+    return f"reacted {row.payload.get('content', '+1')}", (page.items or {}).get("id")
+
+
+PERFORM = {
+    Op.COMMENT: _comment,
+    Op.ADD_LABELS: _add_labels,
+    Op.REMOVE_LABEL: _remove_label,
+    Op.ASSIGN: _assign,
+    Op.UNASSIGN: _unassign,
+    Op.CLOSE: lambda row, source: _set_state(row, source, "closed"),
+    Op.REOPEN: lambda row, source: _set_state(row, source, "open"),
+    Op.REACT: _react,
+}
+
+
+def retry_countdown(exc: GitHubError, attempts: int) -> float:
+    if isinstance(exc, RateLimited):
+        return exc.seconds_to_wait()
+    return min(600.0, 15.0 * 2 ** max(0, attempts - 1))
