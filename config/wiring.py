@@ -25,13 +25,16 @@ AFTER_ISSUES_CHANGED: list[str] = [
 ]
 AFTER_COMMENTS_CHANGED: list[str] = [  # ids of the issues whose comments changed
     "kernels_ci.tasks.cases_refresh",  # `/repro` comments by collaborators approve and run
+    "triage.tasks.run_comment_commands",  # `/kind bug`, `/assign @a` ... by collaborators
     "triage.tasks.classify_comments",  # sentiment of the comments (classify queue, batches)
-    "triage.tasks.classify_environment",  # the reporter's own comments complete the environment
+    # the reporter's own comments complete the environment, then needs-info follows them
+    "triage.tasks.classify_environment",
 ]
 AFTER_POSTS_CHANGED: list[str] = ["triage.tasks.classify_posts"]
 # After classify_issues has stored its predictions (it calls pipeline.issues_classified).
 AFTER_ISSUES_CLASSIFIED: list[str] = [
     "triage.tasks.writeback_labels",  # repositories that opted in get the labels on GitHub
+    "triage.tasks.needs_info_refresh",  # new bugs lacking facts are asked for them (opted in)
 ]
 
 # --- After a repro run ends in its worker (kernels_ci.services.runs.run_execute) -------------
@@ -76,6 +79,14 @@ QUEUE_FILTERS: dict[str, str] = {"has_repro": "kernels_ci.selectors.issue_ids_wi
 # The triage queue's cells by later stages, one column each:
 # `fn(*, issue_ids: list[int], request) -> {issue id: cell context}`.
 QUEUE_ROW_CELLS: list[str] = ["kernels_ci.panels.queue_repro_cells"]
+
+# --- Comment commands of later stages (triage/services/commands.py): {name: handler} -------
+# `fn(*, issue, argument: str, login: str, ref: str) -> str` (what was done), raising
+# triage.services.commands.CommandRefused (its message is the reply).
+COMMENT_COMMANDS: dict[str, str] = {
+    "target": "releases.commands.target_command",
+    "backport": "releases.commands.backport_command",
+}
 
 # --- Beat jobs: `fn()`, idempotent, run whenever beat starts (config/beat_schedules.py) -------
 # Each installs its app's entries in django-celery-beat, leaving an admin's changes alone.

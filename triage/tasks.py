@@ -216,9 +216,52 @@ def classify_comments(ids: list[int]) -> str:
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
 def classify_environment(ids: list[int]) -> int:
     """The environment of these issues again, with their comments (AFTER_COMMENTS_CHANGED)."""
-    from triage.services import classification
+    from triage.services import classification, needs_info
 
-    return classification.issues_environment_refresh(ids=ids)
+    changed = classification.issues_environment_refresh(ids=ids)
+    needs_info.needs_info_refresh(ids=ids)  # what the reporter added may be what was missing
+    return changed
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def needs_info_refresh(ids: list[int]) -> str:
+    """After classification: new bugs of opted-in repositories lacking facts are asked."""
+    from triage.services import needs_info
+
+    return needs_info.needs_info_refresh(ids=ids).summary()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=600, time_limit=720)
+def needs_info_sweep() -> str:
+    """Daily from beat: one reminder, then closing, for reporters who stayed silent."""
+    from triage.services import needs_info
+
+    return needs_info.needs_info_sweep().summary()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def run_comment_commands(ids: list[int]) -> str:
+    """`/kind bug`, `/assign @a` ... in the comments of these issues, each acted on once."""
+    from triage.services import commands
+
+    return commands.comments_commands_run(issue_ids=ids).summary()
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def deliver_github_write(self, write_id: int) -> str:
+    """Perform one write of the outbox through PyGithub (queue `ingest`): a rate limit waits for
+    its reset, a 5xx is tried again (outbox.MAX_ATTEMPTS), a 4xx fails the row for good."""
+    from triage.services import outbox
+
+    try:
+        row = outbox.write_deliver(write_id=write_id)
+    except (RateLimited, TransientGitHubError) as exc:
+        if self.request.is_eager:
+            return f"write {write_id} waits: {exc}"
+        attempts = self.request.retries + 1
+        countdown = sync.retry_countdown(outbox.retry_countdown(exc, attempts))
+        raise self.retry(exc=exc, countdown=countdown) from exc
+    return f"write {write_id}: {row.status if row else 'already handled'}"
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)

@@ -365,8 +365,11 @@ def _valid_label(model_name: str, label: str) -> str:
 
 
 @transaction.atomic
-def prediction_correct(*, issue: Issue, model_name: str, label: str, user) -> PredictionCorrection:
-    """Record a triager's decision (accepting the prediction when `label` equals it)."""
+def prediction_correct(
+    *, issue: Issue, model_name: str, label: str, user, github_login: str = ""
+) -> PredictionCorrection:
+    """Record a triager's decision (accepting the prediction when `label` equals it); a
+    collaborator's comment command (`/kind bug`) is recorded alike, by its GitHub login."""
     label = _valid_label(model_name, label)
     current = IssuePrediction.objects.filter(issue=issue, model_name=model_name).first()
     correction = PredictionCorrection.objects.create(
@@ -377,9 +380,12 @@ def prediction_correct(*, issue: Issue, model_name: str, label: str, user) -> Pr
         before_confidence=current.confidence if current else None,
         after=label,
         user=user,
+        github_login=github_login,
     )
     evidence = dict(current.evidence) if current and isinstance(current.evidence, dict) else {}
-    evidence["decided_by"] = user.get_username() if user else ""
+    evidence["decided_by"] = (
+        user.get_username() if user else (f"@{github_login}" if github_login else "")
+    )
     IssuePrediction.objects.update_or_create(
         issue=issue,
         model_name=model_name,

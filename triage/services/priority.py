@@ -390,7 +390,9 @@ def issues_prioritize(*, ids: list[int]) -> int:
 
 
 @transaction.atomic
-def priority_override(*, issue: Issue, label: str, user) -> PredictionCorrection:
+def priority_override(
+    *, issue: Issue, label: str, user, github_login: str = ""
+) -> PredictionCorrection:
     """A triager sets the priority of an open issue (0-100), or clears it with "auto" / ""."""
     value = (label or "").strip().lower()
     if issue.is_pull_request or issue.state != Issue.State.OPEN or issue.deleted_at:
@@ -408,6 +410,7 @@ def priority_override(*, issue: Issue, label: str, user) -> PredictionCorrection
         before=str(current.score) if current else "",
         after=after,
         user=user,
+        github_login=github_login,
     )
     issues_prioritize(ids=[issue.id])
     return correction

@@ -181,6 +181,14 @@ def schedules_install_defaults() -> None:
                 "WEBHOOK_DELIVERY_RETENTION_DAYS are deleted (their effects stay).",
             ),
             beat_schedules.CrontabJob(
+                name="needs-info: remind and close",
+                task="triage.tasks.needs_info_sweep",
+                cron={"minute": "15", "hour": "9"},
+                description="Issues waiting for their reporter: one reminder after "
+                "NEEDS_INFO_REMIND_DAYS, closed as not planned NEEDS_INFO_CLOSE_DAYS later "
+                "(repositories that opted in; never regressions, critical or high issues).",
+            ),
+            beat_schedules.CrontabJob(
                 name="redeliver failed webhook deliveries",
                 task="triage.tasks.redeliver_failed_webhook_deliveries",
                 cron={"minute": "*/5"},
