@@ -168,7 +168,7 @@ class RowMaker:
 
     def comment(self, issue, *, body="Same here.", author="hubot", **fields):
         created_at = fields.pop("created_at", self.now - timedelta(hours=1))
-        external_id = str(self.next_id())
+        external_id = fields.pop("external_id", None) or str(self.next_id())
         return Comment.objects.create(
             issue=issue,
             external_id=external_id,

@@ -1,0 +1,60 @@
+"""Comment commands of releases (config/wiring.py COMMENT_COMMANDS): `/target 7.9`, `/backport 7.9`.
+
+Each is the service a release manager's click calls, with the collaborator's login as the
+actor (triage.services.commands says who may command and how it is acknowledged)."""
+
+from __future__ import annotations
+
+from releases import calendar, selectors
+from releases.services import backports, targets
+from triage.models import TriageAction
+from triage.services.commands import CommandRefused
+
+
+def _series(issue):
+    series = selectors.series_for_repository(issue.repository_id)
+    if series is None:
+        raise CommandRefused(f"{issue.repository.full_name} ships in no release series")
+    return series
+
+
+def _version(argument: str) -> str:
+    word = (argument.split() or [""])[0]
+    try:
+        return calendar.format_version(calendar.parse_version(word))
+    except (calendar.CalendarError, ValueError):
+        raise CommandRefused(f"{word or 'nothing'!r} is not a train version: /target 7.9") from None
+
+
+def target_command(*, issue, argument: str, login: str, ref: str = "") -> str:
+    series, version = _series(issue), _version(argument)
+    before = getattr(issue.targets.filter(series=series).first(), "train_version", "")
+    try:
+        targets.target_set(issue=issue, series=series, version=version)
+    except (targets.TargetError, calendar.CalendarError) as exc:
+        raise CommandRefused(str(exc)) from None
+    TriageAction.objects.create(
+        issue=issue,
+        action="train.target",
+        github_login=login,
+        before={"train": before},
+        after={"train": version, "series": series.name},
+    )
+    return f"targeted at {series.name} {version}"
+
+
+def backport_command(*, issue, argument: str, login: str, ref: str = "") -> str:
+    series, version = _series(issue), _version(argument)
+    try:
+        backport = backports.backport_nominate(
+            issue=issue, series=series, version=version, reason=f"/backport by @{login}"
+        )
+    except backports.BackportError as exc:
+        raise CommandRefused(str(exc)) from None
+    TriageAction.objects.create(
+        issue=issue,
+        action="backport.nominate",
+        github_login=login,
+        after={"train": backport.train_version, "state": backport.state},
+    )
+    return f"backport to {series.name} {backport.train_version} nominated ({backport.state})"

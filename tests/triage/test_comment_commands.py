@@ -1,0 +1,170 @@
+"""Commands in comments: delivered as GitHub sends them, acted on once, answered on GitHub."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fakes.github_api import github_for_settings
+from triage.models import (
+    CommentCommand,
+    GitHubWrite,
+    IssuePrediction,
+    NeedsInfo,
+    PredictionCorrection,
+    TriageAction,
+)
+from triage.services import commands, outbox
+from triage.services.training_data import latest_corrections
+
+REPO = "ROCm/ROCm"
+BOT = "rocm-triage-bot"
+
+
+@pytest.fixture
+def emulator(settings):
+    with github_for_settings(settings, token="cc-token", login=BOT) as emu:
+        settings.GITHUB_BOT_LOGIN = BOT
+        emu.add_repo(REPO)
+        yield emu
+
+
+@pytest.fixture
+def issue(make, emulator):
+    repository = make.repository(REPO)
+    repository.github_actions = list(outbox.ACTIONS)
+    repository.github_dry_run = False
+    repository.save()
+    emulator.add_issue(REPO, number=9, title="rocBLAS gemm wrong result", user="reporter1")
+    issue = make.issue(
+        repository=repository, number=9, title="rocBLAS gemm wrong result", author="reporter1"
+    )
+    IssuePrediction.objects.create(
+        issue=issue, model_name="kind", label="feature", confidence=0.6, model_version="v1"
+    )
+    return issue
+
+
+def comment(make, emulator, issue, body, *, author="maintainer1", association="MEMBER"):
+    """The comment on GitHub and as ingestion stored it (same GitHub id)."""
+    on_github = emulator.add_comment(REPO, issue.number, body=body, user=author)
+    return make.comment(
+        issue,
+        body=body,
+        author=author,
+        author_association=association,
+        external_id=str(on_github["id"]),
+    )
+
+
+def run(issue, capture):
+    with capture(execute=True):
+        return commands.comments_commands_run(issue_ids=[issue.pk])
+
+
+def test_kind_is_recorded_like_a_dashboard_correction_and_acknowledged_with_a_reaction(
+    make, emulator, issue, django_capture_on_commit_callbacks
+):
+    said = comment(make, emulator, issue, "Thanks!\n/kind bug\n")
+    report = run(issue, django_capture_on_commit_callbacks)
+    assert report.done == ["ROCm/ROCm#9 '/kind bug' by maintainer1: kind feature -> bug"]
+    correction = PredictionCorrection.objects.get(issue=issue, model_name="kind")
+    assert (correction.before, correction.after, correction.github_login) == (
+        "feature",
+        "bug",
+        "maintainer1",
+    )
+    assert correction.user is None and correction.model_version == "v1"
+    assert latest_corrections("kind") == {issue.pk: "bug"}, "it trains kind as a correction does"
+    [reaction] = emulator.reactions(REPO, comment_id=int(said.external_id))
+    assert (reaction["content"], reaction["user"]["login"]) == ("+1", BOT)
+    # redelivered or edited, the same command is not acted on again
+    run(issue, django_capture_on_commit_callbacks)
+    assert PredictionCorrection.objects.filter(issue=issue).count() == 1
+    assert len(emulator.reactions(REPO, comment_id=int(said.external_id))) == 1
+
+
+def test_a_command_from_someone_without_rights_changes_nothing_and_gets_one_reply(
+    make, emulator, issue, django_capture_on_commit_callbacks
+):
+    comment(make, emulator, issue, "/severity critical", author="drive-by", association="NONE")
+    report = run(issue, django_capture_on_commit_callbacks)
+    assert len(report.refused) == 1
+    assert not PredictionCorrection.objects.exists()
+    replies = [c for c in emulator.comments(REPO, 9) if c["user"]["login"] == BOT]
+    assert len(replies) == 1
+    assert "only the repository's collaborators may command" in replies[0]["body"]
+    run(issue, django_capture_on_commit_callbacks)
+    assert len([c for c in emulator.comments(REPO, 9) if c["user"]["login"] == BOT]) == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("/kind bugg", "kind is one of"),
+        ("/duplicate #424242", "is not an issue this service knows"),
+        ("/duplicate soon", "name the issue"),
+        ("/priority urgent", "whole number from 0 to 100"),
+        ("/assign not a login!", "is not a GitHub login"),
+    ],
+)
+def test_bad_arguments_are_refused_with_a_reply_and_change_nothing(
+    make, emulator, issue, django_capture_on_commit_callbacks, line, why
+):
+    comment(make, emulator, issue, line)
+    report = run(issue, django_capture_on_commit_callbacks)
+    assert report.done == [] and why in report.refused[0]
+    assert not PredictionCorrection.objects.exists()
+    [reply] = [c for c in emulator.comments(REPO, 9) if c["user"]["login"] == BOT]
+    assert f"`{line}` was not applied" in reply["body"] and why in reply["body"]
+
+
+def test_duplicate_priority_needinfo_and_assign(
+    make, emulator, issue, django_capture_on_commit_callbacks
+):
+    original = make.issue(repository=issue.repository, number=3, title="gemm wrong on gfx942")
+    emulator.add_collaborator(REPO, "alice")
+    said = comment(
+        make,
+        emulator,
+        issue,
+        "/duplicate #3\n/priority 80\n/assign @alice\n/needinfo\n```\n/kind question\n```",
+    )
+    report = run(issue, django_capture_on_commit_callbacks)
+    assert len(report.done) == 4, report.refused
+    decided = dict(
+        PredictionCorrection.objects.filter(issue=issue).values_list("model_name", "after")
+    )
+    assert decided == {"duplicates": f"{original.reference}", "priority": "80"}
+    assert [a["login"] for a in emulator.issue(REPO, 9)["assignees"]] == ["alice"]
+    assert TriageAction.objects.get(action="issue.assign").github_login == "maintainer1"
+    assert NeedsInfo.objects.get(issue=issue).requested_by == "@maintainer1"
+    assert [lb["name"] for lb in emulator.issue(REPO, 9)["labels"]] == ["needs info"]
+    assert len(emulator.reactions(REPO, comment_id=int(said.external_id))) == 1
+    assert CommentCommand.objects.filter(status="done").count() == 4, "code blocks are not read"
+
+
+def test_commands_are_only_lines_of_their_own():
+    assert commands.commands_in("see /kind bug inline\n> /kind bug\n/kindness\n/repro") == []
+    assert commands.commands_in("  /component rocBLAS  \n") == [
+        ("component", "rocBLAS", "/component rocBLAS")
+    ]
+
+
+def test_releases_commands_target_the_train(
+    make, emulator, issue, django_capture_on_commit_callbacks
+):
+    from datetime import date
+
+    from releases.models import ReleaseSeries
+
+    ReleaseSeries.objects.create(
+        name="rocm", epoch_version="7.0", epoch_date=date(2026, 1, 15), cadence_days=42
+    )
+    comment(make, emulator, issue, "/target 7.9\n/backport 7.1\n/target soon")
+    report = run(issue, django_capture_on_commit_callbacks)
+    assert report.done[0].endswith("targeted at rocm 7.9")
+    assert "backport to rocm 7.1 nominated" in report.done[1]
+    assert "is not a train version" in report.refused[0]
+    assert issue.targets.get().train_version == "7.9"
+    assert issue.backports.get().reason == "/backport by @maintainer1"
+    assert GitHubWrite.objects.filter(operation="react").count() == 1

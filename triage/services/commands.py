@@ -1,0 +1,270 @@
+"""Commands in comments: `/kind bug`, `/duplicate #12`, `/assign @alice` ... from collaborators.
+
+A command is a line of its own that starts with `/` and a known name (not in a code block, not
+quoted). Only the author associations OWNER, MEMBER and COLLABORATOR may command; anyone else's
+command changes nothing and gets a reply saying so. Each command is acted on once (a
+CommentCommand row per comment and line: a redelivered or edited comment does not act again).
+
+Each is the same decision service a dashboard click calls, recorded the same way (who, when,
+before, after), with the collaborator's GitHub login as the actor, so `/kind`, `/component`,
+`/severity` and `/duplicate` train the models as corrections do:
+
+    /kind X  /component X  /severity X   the model's label (classification.prediction_correct)
+    /duplicate #N | OWNER/NAME#N          the duplicates decision
+    /priority N | auto                    the priority override
+    /needinfo                             ask the reporter for the missing facts (needs-info)
+    /assign @user [@user...]              assign on GitHub (through the outbox, opted in)
+
+and the commands of later stages (config/wiring.py COMMENT_COMMANDS: `/target 7.9`,
+`/backport 7.9`). `/repro` is kernels_ci's and keeps its own handling. A done command is
+acknowledged with a +1 reaction on the comment, a refused one with one reply saying why
+(template commands.refused); both through the outbox, under the opt-in `commands.reply`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+
+from classifiers.markdown_blocks import code_blocks, text_without
+from config import linear_re, wiring
+from triage.models import Comment, CommentCommand, GitHubWrite, Issue, TriageAction
+from triage.services import classification, needs_info, outbox, priority, reply_templates
+
+Op = GitHubWrite.Operation
+TRIAGE_COMMANDS = ("kind", "component", "severity", "duplicate", "priority", "needinfo", "assign")
+COMMAND_LINE = linear_re.compile(r"(?m)^[ \t]*/([a-z]{2,20})\b([^\n]{0,250})")
+MAX_COMMANDS = 10  # per comment
+LOGIN = linear_re.compile(r"^@?([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
+ISSUE_REF = linear_re.compile(r"^(?:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(\d{1,9})$")
+MAX_ASSIGNEES = 10  # GitHub's limit per issue
+
+
+class CommandRefused(Exception):
+    """The command is not applied; the message says why (it is the reply)."""
+
+
+@dataclass
+class CommandsReport:
+    done: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"comment commands: {len(self.done)} done, {len(self.refused)} refused"
+
+
+def commands_in(body: str) -> list[tuple[str, str, str]]:
+    """(name, argument, line) of each command line of a comment, code blocks left out; only
+    names some handler takes (`/repro` is kernels_ci's, other slashes are prose)."""
+    text = body or ""
+    text = text_without(text, code_blocks(text), between="\n")
+    names = {*TRIAGE_COMMANDS, *wiring.COMMENT_COMMANDS}
+    found = []
+    for match in itertools.islice(COMMAND_LINE.finditer(text), 100):
+        name, argument = match.group(1), match.group(2).strip()
+        if name in names and (not match.group(2) or match.group(2)[0] in " \t"):
+            found.append((name, argument, match.group(0).strip()[:300]))
+    return found[:MAX_COMMANDS]
+
+
+# --- the handlers: fn(*, issue, argument, login, ref) -> what was done, or CommandRefused ------
+# (`ref`: the request's own id, "comment 123 line /assign @a", for idempotent writes)
+
+
+def _model_command(model_name: str):
+    def handle(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
+        if not argument:
+            raise CommandRefused(f"say which {model_name}: /{model_name} NAME")
+        try:
+            correction = classification.prediction_correct(
+                issue=issue, model_name=model_name, label=argument, user=None, github_login=login
+            )
+        except classification.CorrectionError as exc:
+            raise CommandRefused(str(exc)) from None
+        return f"{model_name} {correction.before or '-'} -> {correction.after}"
+
+    return handle
+
+
+def _duplicate(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
+    match = ISSUE_REF.match(argument.split()[0] if argument else "")
+    if not match:
+        raise CommandRefused("name the issue: /duplicate #123 or /duplicate OWNER/NAME#123")
+    full_name = match.group(1) or issue.repository.full_name
+    if (
+        int(match.group(2)) == issue.number
+        and full_name.lower() == issue.repository.full_name.lower()
+    ):
+        raise CommandRefused("an issue is not a duplicate of itself")
+    reference = f"{full_name}#{match.group(2)}"
+    try:
+        classification.prediction_correct(
+            issue=issue, model_name="duplicates", label=reference, user=None, github_login=login
+        )
+    except classification.CorrectionError:
+        raise CommandRefused(f"{reference} is not an issue this service knows") from None
+    return f"duplicate of {reference}"
+
+
+def _priority(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
+    try:
+        correction = priority.priority_override(
+            issue=issue, label=argument, user=None, github_login=login
+        )
+    except priority.OverrideError as exc:
+        raise CommandRefused(str(exc)) from None
+    return f"priority {correction.before or '-'} -> {correction.after or 'auto'}"
+
+
+def _needinfo(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
+    if issue.is_pull_request or issue.state != Issue.State.OPEN:
+        raise CommandRefused("only an open issue can wait for information")
+    state = needs_info.needs_info_request(issue=issue, by=f"@{login}")
+    TriageAction.objects.create(
+        issue=issue,
+        action="needs_info.request",
+        github_login=login,
+        after={"missing": state.missing},
+    )
+    return f"asked for {', '.join(state.missing)}"
+
+
+def _assign(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
+    logins = []
+    for word in argument.split():
+        match = LOGIN.match(word)
+        if not match:
+            raise CommandRefused(f"{word!r} is not a GitHub login: /assign @user")
+        logins.append(match.group(1))
+    if not logins:
+        raise CommandRefused("say whom: /assign @user")
+    if len(logins) > MAX_ASSIGNEES:
+        raise CommandRefused(f"at most {MAX_ASSIGNEES} assignees")
+    before = sorted(issue.assignees.values_list("login", flat=True))
+    write = outbox.write_plan(
+        issue=issue,
+        action="commands.assign",
+        operation=Op.ASSIGN,
+        key=f"command:assign:{ref}",
+        payload={"assignees": logins},
+        reason=f"/assign by @{login}",
+        decided_by=f"@{login} on GitHub",
+        asked=True,
+    )
+    TriageAction.objects.create(
+        issue=issue,
+        action="issue.assign",
+        github_login=login,
+        before={"assignees": before},
+        after={"assignees": sorted({*before, *logins}), "write": write.status},
+    )
+    if write.status == GitHubWrite.Status.SKIPPED:
+        raise CommandRefused(write.detail)
+    return f"assign {', '.join(logins)} ({write.status})"
+
+
+TRIAGE_HANDLERS = {
+    "kind": _model_command("kind"),
+    "component": _model_command("component"),
+    "severity": _model_command("severity"),
+    "duplicate": _duplicate,
+    "priority": _priority,
+    "needinfo": _needinfo,
+    "assign": _assign,
+}
+
+
+def _handler(name: str):
+    if name in TRIAGE_HANDLERS:
+        return TRIAGE_HANDLERS[name]
+    return wiring.load(wiring.COMMENT_COMMANDS[name])
+
+
+# --- acting on comments --------------------------------------------------------------------
+
+
+def _acknowledge(comment: Comment, command: CommentCommand) -> None:
+    issue = comment.issue
+    if command.status == CommentCommand.Status.DONE:
+        outbox.write_plan(
+            issue=issue,
+            action="commands.reply",
+            operation=Op.REACT,
+            key=f"command:react:{comment.external_id}",
+            payload={"comment_id": int(comment.external_id), "content": "+1"},
+            reason=f"{command.line!r} done: {command.detail}",
+            decided_by=f"@{command.login} on GitHub",
+            asked=True,
+        )
+        return
+    body = reply_templates.render(
+        "commands.refused", login=command.login, line=command.line, why=command.detail
+    )
+    outbox.write_plan(
+        issue=issue,
+        action="commands.reply",
+        operation=Op.COMMENT,
+        key=f"command:refused:{comment.external_id}:{command.pk}",
+        payload={"body": body, "marker": f"command-{comment.external_id}"},
+        reason=f"{command.line!r} refused: {command.detail}",
+        decided_by=f"@{command.login} on GitHub",
+        asked=True,
+    )
+
+
+def _act(comment: Comment, name: str, argument: str, line: str) -> CommentCommand | None:
+    login = comment.author.login if comment.author else ""
+    association = comment.author_association or "NONE"
+    row = CommentCommand(
+        comment=comment,
+        issue=comment.issue,
+        line=line,
+        command=name,
+        login=login,
+        association=association,
+    )
+    try:
+        with transaction.atomic():
+            row.status, row.detail = CommentCommand.Status.REFUSED, "claimed"
+            row.save()  # claim: one row per comment and line
+    except IntegrityError:
+        return None  # acted on already (a redelivery, an edit that kept the line)
+    try:
+        with transaction.atomic():
+            if association not in outbox.MAINTAINER_ASSOCIATIONS:
+                raise CommandRefused(
+                    f"only the repository's collaborators may command ({login} is {association})"
+                )
+            handler = _handler(name)
+            ref = f"{comment.external_id}:{line}"
+            detail = handler(issue=comment.issue, argument=argument, login=login, ref=ref)
+            row.status, row.detail = CommentCommand.Status.DONE, detail
+    except CommandRefused as exc:
+        row.status, row.detail = CommentCommand.Status.REFUSED, str(exc)
+    row.save(update_fields=["status", "detail"])
+    _acknowledge(comment, row)
+    return row
+
+
+def comments_commands_run(*, issue_ids: list[int]) -> CommandsReport:
+    """Act once on every command line in the comments of these issues."""
+    report = CommandsReport()
+    comments = (
+        Comment.objects.filter(issue_id__in=issue_ids, deleted_at__isnull=True, body__contains="/")
+        .select_related("author", "issue__repository")
+        .order_by("created_at", "id")
+    )
+    for comment in comments:
+        if outbox.is_bot_text(comment.body):
+            continue
+        for name, argument, line in commands_in(comment.body):
+            row = _act(comment, name, argument, line)
+            if row is None:
+                continue
+            entry = f"{comment.issue.reference} {line!r} by {row.login}: {row.detail}"
+            (report.done if row.status == CommentCommand.Status.DONE else report.refused).append(
+                entry
+            )
+    return report
