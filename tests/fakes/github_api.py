@@ -3,11 +3,26 @@
 It behaves like api.github.com where our code can tell the difference: object shapes,
 pagination with ``Link`` headers, ``ETag``/``If-None-Match`` and 304, rate-limit headers and
 the 403 that follows an exhausted limit, and injected 4xx/5xx faults. Reads: repositories,
-issues, pull requests and their commits, comments, labels; writes: adding labels to an issue
-(``POST /repos/O/N/issues/N/labels``) and commenting (``POST .../issues/N/comments``), which
-count against the rate limit; webhooks of repositories, organizations and a GitHub App, their
-deliveries and redelivery (tests/fakes/github_hooks.py). Reactions show in
-each issue's and comment's ``reactions`` rollup and, as on GitHub, do not move updated_at.
+issues, pull requests and their commits, comments, labels, reactions. Writes, by the
+authenticated user, each counted against the rate limit and open to injected faults (404 for a
+repository, issue or comment that does not exist, 422 "Validation Failed" for a bad value):
+
+- ``PATCH /repos/O/N/issues/N``: title, body, state and state_reason (closing without one is
+  ``completed``, reopening ``reopened``; closed_at set or cleared), labels and assignees
+  (replaced; unknown labels created, unassignable logins 422);
+- ``PATCH .../issues/comments/ID``: its body;
+- ``POST .../issues/N/labels`` (add), ``PUT`` (replace), ``DELETE .../labels`` (all, 204) and
+  ``DELETE .../labels/NAME`` (404 "Label does not exist" when the issue lacks it);
+- ``POST .../issues/N/assignees`` (201; logins that may not be assigned silently left out; see
+  ``add_collaborator``) and ``DELETE`` of the same path;
+- ``POST .../issues/N/comments`` (201);
+- ``POST .../issues/N/reactions`` and ``.../issues/comments/ID/reactions``: 201 with a new
+  reaction, 200 with the user's existing one of that content.
+
+Reactions show in each issue's and comment's ``reactions`` rollup and, as on GitHub, do not
+move updated_at; who reacted is listed by ``GET`` of the same reactions paths. Webhooks of
+repositories, organizations and a GitHub App, their deliveries and redelivery:
+tests/fakes/github_hooks.py.
 A renamed repository (``rename_repo``) answers its old name's URLs with ``301 Moved
 Permanently`` (``307`` for writes) to ``/repositories/<id>/...`` with the same query, as
 GitHub does, until another repository takes the old name; ``/repositories/<id>/...`` serves
@@ -40,7 +55,7 @@ import traceback
 from datetime import UTC, datetime
 from http import HTTPStatus
 from operator import attrgetter
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from tests.fakes.github_hooks import HookApiError, HookStore, link_header
 from tests.fakes.http_emulator import HttpEmulator, Reply
@@ -115,6 +130,7 @@ class _Issue:
         "draft",
         "reactions",
         "commits",
+        "closed_by",
         "cache",
     )
 
@@ -127,6 +143,7 @@ class _Issue:
         self.merged, self.merged_at, self.merge_commit_sha, self.merged_by = False, None, None, None
         self.reactions = None  # {content: count}
         self.commits = None  # commit messages of a PR; None: generated from its number
+        self.closed_by = None  # who closed it through the API; None: its merger or author
         self.cache = None
 
     @property
@@ -155,6 +172,15 @@ class _Comment:
         self.reactions = None
 
 
+class _Reaction:
+    """One user's reaction, as the reactions listings and POST .../reactions show it."""
+
+    __slots__ = ("id", "user", "content", "created")
+
+    def __init__(self, reaction_id, user, content, created):
+        self.id, self.user, self.content, self.created = reaction_id, user, content, created
+
+
 class _Repo:
     def __init__(self, full_name: str, repo_id: int, fields: dict):
         self.full_name = full_name
@@ -164,6 +190,10 @@ class _Repo:
         self.issues: dict[int, _Issue] = {}
         self.comments: dict[int, _Comment] = {}
         self.labels: dict[str, dict] = {}
+        # who reacted: ("issue", number) or ("comment", id) -> reactions, oldest first
+        self.reactions: dict[tuple[str, int], list[_Reaction]] = {}
+        # assignable logins (collaborators), lower-cased -> login; empty: everyone
+        self.collaborators: dict[str, str] = {}
         self.next_number = 1
         self._views: dict = {}
         self._by_updated = None
@@ -537,7 +567,7 @@ class _Store:
     def single_issue_dict(self, repo: _Repo, rec: _Issue) -> dict:
         """GET /issues/N adds who closed it to the listing form."""
         issue = self.issue_dict(repo, rec)
-        closer = rec.merged_by or rec.user if rec.state == "closed" else None
+        closer = (rec.closed_by or rec.merged_by or rec.user) if rec.state == "closed" else None
         issue["closed_by"] = self.user(closer) if closer else None
         return issue
 
@@ -753,6 +783,46 @@ class _Store:
         }
         comment.update(com.extra or {})
         return comment
+
+    def reaction_dict(self, reaction: _Reaction) -> dict:
+        return {
+            "id": reaction.id,
+            "node_id": _node_id("REA", reaction.id),
+            "user": self.user(reaction.user),
+            "content": reaction.content,
+            "created_at": iso(reaction.created),
+        }
+
+    def react(self, repo: _Repo, target, key: tuple, user: str, content: str):
+        """`user` reacts with `content` to `target` (an issue or comment; `key` names it in
+        repo.reactions): (the reaction, True) or, when they already had, (that one, False).
+        The rollup counts follow; updated_at does not move, as on GitHub."""
+        if content not in _REACTIONS:
+            raise ValueError(f"reactions are one of {', '.join(_REACTIONS)}; got {content!r}")
+        found = repo.reactions.setdefault(key, [])
+        for reaction in found:
+            if reaction.user.lower() == user.lower() and reaction.content == content:
+                return reaction, False
+        reaction = _Reaction(self.new_id(), user, content, self.tick())
+        found.append(reaction)
+        self.count_reaction(repo, target, content)
+        return reaction, True
+
+    @staticmethod
+    def count_reaction(repo: _Repo, target, content: str) -> None:
+        counts = dict(target.reactions or {})
+        counts[content] = counts.get(content, 0) + 1
+        target.reactions = _reaction_counts(counts)
+        target.cache = None
+        repo.touch()
+
+    @staticmethod
+    def assignable(repo: _Repo, login: str) -> str | None:
+        """The login as GitHub spells it when it may be assigned in `repo`, else None; a
+        repository without collaborators configured takes every login."""
+        if not repo.collaborators:
+            return login
+        return repo.collaborators.get(login.lower())
 
 
 def _pull_hrefs(base: str, url: str, html: str, issue_url: str, head_sha: str) -> dict:
@@ -1181,6 +1251,37 @@ def _label_filter(query: dict) -> frozenset:
     return frozenset(name.strip().lower() for name in text.split(",") if name.strip())
 
 
+_STATE_REASONS = ("completed", "not_planned", "duplicate", "reopened")
+
+
+def _issue_state(rec: _Issue) -> tuple:
+    return (rec.title, rec.body, rec.state, rec.state_reason, rec.labels, rec.assignees)
+
+
+def _field(data, name: str):
+    return data.get(name) if isinstance(data, dict) else None
+
+
+def _label_names(data) -> list[str]:
+    """{"labels": [...]} or a bare list, of names or {"name": ...}; 422 otherwise."""
+    names = data.get("labels") if isinstance(data, dict) else data
+    if not isinstance(names, list):
+        raise _HttpError(422, "Validation Failed")
+    found = [item.get("name") if isinstance(item, dict) else item for item in names]
+    if not all(isinstance(label, str) and label.strip() for label in found):
+        raise _HttpError(422, "Validation Failed")
+    return found
+
+
+def _logins(value) -> list[str]:
+    """A list of logins; missing (None) is none; 422 for anything else."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise _HttpError(422, "Validation Failed")
+    return value
+
+
 def _int_param(query: dict, name: str, default: int) -> int:
     try:
         return int(query.get(name, default))
@@ -1239,10 +1340,21 @@ _ROUTES = tuple(
         ("GET", _REPO + r"/issues", "list_issues"),
         ("GET", _REPO + r"/issues/comments", "list_repo_comments"),
         ("GET", _REPO + r"/issues/comments/(?P<id>\d+)", "get_comment"),
+        ("PATCH", _REPO + r"/issues/comments/(?P<id>\d+)", "update_comment"),
+        ("GET", _REPO + r"/issues/comments/(?P<id>\d+)/reactions", "list_comment_reactions"),
+        ("POST", _REPO + r"/issues/comments/(?P<id>\d+)/reactions", "create_comment_reaction"),
         ("GET", _REPO + r"/issues/(?P<number>\d+)", "get_issue"),
+        ("PATCH", _REPO + r"/issues/(?P<number>\d+)", "update_issue"),
         ("GET", _REPO + r"/issues/(?P<number>\d+)/comments", "list_issue_comments"),
         ("GET", _REPO + r"/issues/(?P<number>\d+)/labels", "list_issue_labels"),
         ("POST", _REPO + r"/issues/(?P<number>\d+)/labels", "add_issue_labels"),
+        ("PUT", _REPO + r"/issues/(?P<number>\d+)/labels", "set_issue_labels"),
+        ("DELETE", _REPO + r"/issues/(?P<number>\d+)/labels", "remove_all_issue_labels"),
+        ("DELETE", _REPO + r"/issues/(?P<number>\d+)/labels/(?P<label>[^/]+)", "remove_label"),
+        ("POST", _REPO + r"/issues/(?P<number>\d+)/assignees", "add_assignees"),
+        ("DELETE", _REPO + r"/issues/(?P<number>\d+)/assignees", "remove_assignees"),
+        ("GET", _REPO + r"/issues/(?P<number>\d+)/reactions", "list_issue_reactions"),
+        ("POST", _REPO + r"/issues/(?P<number>\d+)/reactions", "create_issue_reaction"),
         ("POST", _REPO + r"/issues/(?P<number>\d+)/comments", "create_issue_comment"),
         ("GET", _REPO + r"/pulls", "list_pulls"),
         ("GET", _REPO + r"/pulls/(?P<number>\d+)", "get_pull"),
@@ -1344,12 +1456,15 @@ class _Api:
         view = comment_view(repo, None, sort, direction, _since(query))
         return paginate(req, view, lambda com: self.store.comment_bytes(repo, com))
 
-    def get_comment(self, req, owner, name, id):
-        repo = self._repo(owner, name)
-        com = repo.comments.get(int(id))
+    def _comment(self, repo: _Repo, comment_id: str) -> _Comment:
+        com = repo.comments.get(int(comment_id))
         if com is None:
             raise _HttpError(404, "Not Found")
-        return self.store.comment_bytes(repo, com), None
+        return com
+
+    def get_comment(self, req, owner, name, id):
+        repo = self._repo(owner, name)
+        return self.store.comment_bytes(repo, self._comment(repo, id)), None
 
     def list_pulls(self, req, owner, name):
         repo, query = self._repo(owner, name), req.query
@@ -1388,18 +1503,56 @@ class _Api:
         """POST {"labels": [...]} (or a bare list): adds them, creating unknown labels."""
         repo = self._repo(owner, name)
         rec = self._issue(repo, number)
-        data = req.json()
-        names = data.get("labels") if isinstance(data, dict) else data
-        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
-            raise _HttpError(422, "Validation Failed")
-        held = {label.lower() for label in rec.labels}
-        added = [n for n in dict.fromkeys(names) if n.lower() not in held]
-        if added:
-            rec.labels = rec.labels + tuple(self.store.ensure_label(repo, n)["name"] for n in added)
-            rec.updated = self.store.tick()  # a labeled event moves updated_at
-            rec.cache = None
-            repo.touch()
-        return _dumps([repo.labels[n.lower()] for n in rec.labels]), None
+        names = _label_names(req.json())
+        if self._set_labels(repo, rec, [*rec.labels, *names]):
+            self._changed(repo, rec)
+        return self._labels_bytes(repo, rec), None
+
+    def set_issue_labels(self, req, owner, name, number):
+        """PUT {"labels": [...]} (or a bare list): the issue's labels become these; 200."""
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        if self._set_labels(repo, rec, _label_names(req.json())):
+            self._changed(repo, rec)
+        return self._labels_bytes(repo, rec), None
+
+    def remove_label(self, req, owner, name, number, label):
+        """DELETE .../labels/NAME (URL-encoded, any case): 200 with the labels left; 404
+        "Label does not exist" when the issue does not carry it."""
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        wanted = unquote(label).lower()
+        kept = tuple(held for held in rec.labels if held.lower() != wanted)
+        if len(kept) == len(rec.labels):
+            raise _HttpError(404, "Label does not exist")
+        rec.labels = kept
+        self._changed(repo, rec)  # an unlabeled event moves updated_at
+        return self._labels_bytes(repo, rec), None
+
+    def remove_all_issue_labels(self, req, owner, name, number):
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        if self._set_labels(repo, rec, []):
+            self._changed(repo, rec)
+        return b"", None, 204
+
+    def _set_labels(self, repo: _Repo, rec: _Issue, names: list[str]) -> bool:
+        """The issue's labels become `names` (first spelling of each, unknown ones created);
+        whether they changed (which moves updated_at, as labeled and unlabeled events do)."""
+        wanted: dict[str, str] = {}
+        for label in names:
+            wanted.setdefault(label.lower(), label)
+        labels = tuple(self.store.ensure_label(repo, n)["name"] for n in wanted.values())
+        changed, rec.labels = labels != rec.labels, labels
+        return changed
+
+    def _labels_bytes(self, repo: _Repo, rec: _Issue) -> bytes:
+        return _dumps([repo.labels[n.lower()] for n in rec.labels])
+
+    def _changed(self, repo: _Repo, rec: _Issue, now: int | None = None) -> None:
+        rec.updated = now or self.store.tick()
+        rec.cache = None
+        repo.touch()
 
     def list_hooks(self, req, owner=None, name=None, org=None):
         if org is not None:
@@ -1446,6 +1599,164 @@ class _Api:
         rec.cache = None
         repo.touch()
         return self.store.comment_bytes(repo, com), None, 201
+
+    def update_comment(self, req, owner, name, id):
+        """PATCH {"body": "..."}: 200 with the comment; a new body moves its updated_at."""
+        repo = self._repo(owner, name)
+        com = self._comment(repo, id)
+        data = req.json()
+        body = data.get("body") if isinstance(data, dict) else None
+        if not isinstance(body, str) or not body:
+            raise _HttpError(422, "Validation Failed")
+        if body != com.body:
+            com.body, com.updated = body, self.store.tick()
+            com.cache = None
+            repo.touch()
+        return self.store.comment_bytes(repo, com), None
+
+    def update_issue(self, req, owner, name, number):
+        """PATCH: title, body, state and state_reason, labels and assignees (both replaced;
+        unknown labels created). 200 with the issue; 422 for a value GitHub refuses."""
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        data = req.json()
+        if not isinstance(data, dict):
+            raise _HttpError(422, "Validation Failed")
+        changes = self._issue_changes(repo, rec, data)  # all checked before anything changes
+        before, now = _issue_state(rec), self.store.tick()
+        for key in ("title", "body", "assignees"):
+            if key in changes:
+                setattr(rec, key, changes[key])
+        if "labels" in changes:
+            self._set_labels(repo, rec, changes["labels"])
+        if "state" in changes:
+            self._change_state(rec, changes["state"], changes["state_reason"], now)
+        if _issue_state(rec) != before:
+            self._changed(repo, rec, now)  # closed_at and updated_at: the same moment
+        return self.store.issue_bytes(repo, rec, single=True), None
+
+    def _issue_changes(self, repo: _Repo, rec: _Issue, data: dict) -> dict:
+        changes = {}
+        title = data.get("title")
+        if isinstance(title, int) and not isinstance(title, bool):
+            title = str(title)  # GitHub takes a number for a title
+        if "title" in data and (not isinstance(title, str) or not title.strip()):
+            raise _HttpError(422, "Validation Failed")
+        if "title" in data:
+            changes["title"] = title
+        if "body" in data:
+            if data["body"] is not None and not isinstance(data["body"], str):
+                raise _HttpError(422, "Validation Failed")
+            changes["body"] = data["body"]
+        if data.get("milestone") not in (None, ""):  # no milestones here: every one is unknown
+            raise _HttpError(422, "Validation Failed")
+        if "labels" in data:
+            changes["labels"] = _label_names(data["labels"])
+        if "assignees" in data or "assignee" in data:
+            changes["assignees"] = self._assignees(repo, data)
+        if "state_reason" in data and data["state_reason"] not in (None, *_STATE_REASONS):
+            raise _HttpError(422, "Validation Failed")
+        if "state" in data:
+            changes["state"], changes["state_reason"] = self._state(rec, data)
+        return changes
+
+    def _assignees(self, repo: _Repo, data: dict) -> tuple:
+        """PATCH's assignees (or the deprecated single assignee): each must be assignable."""
+        if "assignees" in data:
+            logins = _logins(data["assignees"])
+        else:
+            one = data["assignee"]
+            logins = [] if one is None else _logins([one])
+        found = [self.store.assignable(repo, login) for login in logins]
+        if None in found:
+            raise _HttpError(422, "Validation Failed")
+        return tuple({login.lower(): login for login in found}.values())
+
+    @staticmethod
+    def _state(rec: _Issue, data: dict) -> tuple[str, str | None]:
+        """(state, state_reason) that a PATCH with "state" leaves: closing without a reason
+        is "completed", reopening is "reopened"; pull requests carry no reason."""
+        state, reason = data["state"], data.get("state_reason")
+        if state == "closed" and reason != "reopened":
+            if rec.state == "closed" and reason is None:
+                reason = rec.state_reason
+            return state, None if rec.is_pr else (reason or "completed")
+        if state == "open" and reason in (None, "reopened") and not rec.merged:
+            if rec.state == "open":
+                return state, rec.state_reason
+            return state, None if rec.is_pr else "reopened"
+        raise _HttpError(422, "Validation Failed")  # a merged pull request stays closed
+
+    def _change_state(self, rec: _Issue, state: str, reason: str | None, now: int) -> None:
+        if state == "closed" and rec.state == "open":
+            rec.closed, rec.closed_by = now, self.store.login
+        elif state == "open" and rec.state == "closed":
+            rec.closed = rec.closed_by = None
+        rec.state, rec.state_reason = state, reason
+
+    def add_assignees(self, req, owner, name, number):
+        """POST {"assignees": [...]}: 201 with the issue; logins that may not be assigned are
+        silently left out, as GitHub does."""
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        logins = _logins(_field(req.json(), "assignees"))
+        held = {login.lower() for login in rec.assignees}
+        added = []
+        for asked in logins:
+            login = self.store.assignable(repo, asked)
+            if login is not None and login.lower() not in held:
+                added.append(login)
+                held.add(login.lower())
+        if added:
+            rec.assignees = (*rec.assignees, *added)
+            self._changed(repo, rec)
+        return self.store.issue_bytes(repo, rec, single=True), None, 201
+
+    def remove_assignees(self, req, owner, name, number):
+        """DELETE {"assignees": [...]}: 200 with the issue; logins not assigned are ignored."""
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        gone = {login.lower() for login in _logins(_field(req.json(), "assignees"))}
+        kept = tuple(login for login in rec.assignees if login.lower() not in gone)
+        if kept != rec.assignees:
+            rec.assignees = kept
+            self._changed(repo, rec)
+        return self.store.issue_bytes(repo, rec, single=True), None
+
+    def create_issue_reaction(self, req, owner, name, number):
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        return self._react(req, repo, rec, ("issue", rec.number))
+
+    def create_comment_reaction(self, req, owner, name, id):
+        repo = self._repo(owner, name)
+        com = self._comment(repo, id)
+        return self._react(req, repo, com, ("comment", com.id))
+
+    def _react(self, req, repo: _Repo, target, key: tuple):
+        """POST {"content": ...}: 201 with a new reaction by the authenticated user, 200 with
+        the one they already made; 422 for a content GitHub does not know."""
+        content = _field(req.json(), "content")
+        if not isinstance(content, str) or content not in _REACTIONS:
+            raise _HttpError(422, "Validation Failed")
+        reaction, created = self.store.react(repo, target, key, self.store.login, content)
+        return _dumps(self.store.reaction_dict(reaction)), None, 201 if created else 200
+
+    def list_issue_reactions(self, req, owner, name, number):
+        repo = self._repo(owner, name)
+        return self._reactions(req, repo, ("issue", self._issue(repo, number).number))
+
+    def list_comment_reactions(self, req, owner, name, id):
+        repo = self._repo(owner, name)
+        return self._reactions(req, repo, ("comment", self._comment(repo, id).id))
+
+    def _reactions(self, req, repo: _Repo, key: tuple):
+        """Who reacted, oldest first, paginated; ?content= keeps one kind."""
+        content = req.query.get("content")
+        if content and content not in _REACTIONS:
+            raise _HttpError(422, "Validation Failed")
+        found = [r for r in repo.reactions.get(key, ()) if not content or r.content == content]
+        return paginate(req, found, lambda r: _dumps(self.store.reaction_dict(r)))
 
 
 # ---------------------------------------------------------------- the emulator
@@ -1597,18 +1908,61 @@ class GitHubEmulator(HttpEmulator):
             return self._resolved(self._store.issue_bytes(found, rec))
 
     def add_reaction(
-        self, repo: str, number: int, content: str = "+1", *, comment_id: int | None = None
+        self,
+        repo: str,
+        number: int,
+        content: str = "+1",
+        *,
+        comment_id: int | None = None,
+        user: str | None = None,
     ) -> None:
-        """React to an issue (or one of its comments). Like GitHub: updated_at does not move."""
+        """React to an issue (or one of its comments). Like GitHub: updated_at does not move.
+        With a `user` the reaction is theirs (once per content) and shows in the reactions
+        listings; without, only the rollup counts move."""
         with self._lock:
             found = self._existing_repo(repo)
             rec = self._store.issue(found, number)
             target = rec if comment_id is None else self._existing_comment(found, comment_id)
-            counts = dict(target.reactions or {})
-            counts[content] = counts.get(content, 0) + 1
-            target.reactions = _reaction_counts(counts)
-            target.cache = None
-            found.touch()
+            if user is not None:
+                key = ("issue", rec.number) if comment_id is None else ("comment", target.id)
+                self._store.react(found, target, key, user, content)
+                return
+            _reaction_counts({content: 1})  # a ValueError for an unknown content
+            self._store.count_reaction(found, target, content)
+
+    def add_collaborator(self, repo: str, login: str) -> None:
+        """`login` may be assigned to `repo`'s issues. Once a repository has collaborators only
+        they may be: POST .../assignees leaves others out, PATCH answers 422 for them."""
+        with self._lock:
+            found = self._store.ensure_repo(repo)
+            self._store.user(login)
+            found.collaborators[login.lower()] = login
+
+    def comments(self, repo: str, number: int) -> list[dict]:
+        """An issue's comments, oldest first, as GET .../issues/N/comments shows them."""
+        with self._lock:
+            found = self._existing_repo(repo)
+            rec = self._store.issue(found, number)
+            view = comment_view(found, rec.number, "created", "asc", None)
+            return [self._resolved(self._store.comment_bytes(found, com)) for com in view]
+
+    def reactions(
+        self, repo: str, number: int | None = None, *, comment_id: int | None = None
+    ) -> list[dict]:
+        """Who reacted to an issue (or, given comment_id, to a comment), oldest first: the
+        reactions made through the API or by add_reaction with a user."""
+        with self._lock:
+            found = self._existing_repo(repo)
+            if comment_id is not None:
+                key = ("comment", self._existing_comment(found, comment_id).id)
+            elif number is not None:
+                key = ("issue", self._store.issue(found, number).number)
+            else:
+                raise TypeError("reactions of an issue (number) or of a comment (comment_id)")
+            return [
+                self._resolved(_dumps(self._store.reaction_dict(reaction)))
+                for reaction in found.reactions.get(key, ())
+            ]
 
     def commits(self, repo: str, number: int) -> list[dict]:
         """A pull request's commits as GET /pulls/N/commits lists them."""
@@ -1642,8 +1996,10 @@ class GitHubEmulator(HttpEmulator):
             found = self._existing_repo(repo)
             self._store.issue(found, number)
             del found.issues[number]
+            found.reactions.pop(("issue", number), None)
             for com in [c for c in found.comments.values() if c.issue_number == number]:
                 del found.comments[com.id]
+                found.reactions.pop(("comment", com.id), None)
             found.touch()
 
     def delete_comment(self, repo: str, comment_id: int) -> None:
@@ -1651,6 +2007,7 @@ class GitHubEmulator(HttpEmulator):
             found = self._existing_repo(repo)
             com = self._existing_comment(found, comment_id)
             del found.comments[com.id]
+            found.reactions.pop(("comment", com.id), None)
             issue = found.issues.get(com.issue_number)
             if issue is not None:
                 issue.comments = max(0, issue.comments - 1)
@@ -2065,7 +2422,7 @@ class GitHubEmulator(HttpEmulator):
             if not rec.is_pr and rec.state_reason is None:
                 rec.state_reason = "completed"
         elif rec.state == "open" and was_closed:
-            rec.closed = None
+            rec.closed = rec.closed_by = None
             rec.state_reason = None if rec.is_pr else "reopened"
 
 

@@ -376,6 +376,205 @@ def test_pygithub_adds_labels_and_the_write_counts_against_the_rate_limit(emu):
     assert missing.status_code == 404
 
 
+# --- writes a bot makes: issue and comment edits, labels, assignees, reactions ---------------
+
+AUTH = {"Authorization": "token t"}
+
+
+def test_pygithub_edits_an_issue_and_closes_it_as_not_planned(emu):
+    emu.add_issue(REPO, title="Crash", labels=["bug"], assignees=["ada-hip"])
+    issue = client(emu).get_repo(REPO).get_issue(1)
+    before = issue.updated_at
+
+    issue.edit(
+        title="Crash in GEMM",
+        body="Repro attached",
+        labels=["bug", "triaged"],
+        assignees=["bo-gpu"],
+        state="closed",
+        state_reason="not_planned",
+    )
+
+    assert (issue.title, issue.body, issue.state) == ("Crash in GEMM", "Repro attached", "closed")
+    assert issue.state_reason == "not_planned" and issue.closed_by.login == "octocat"
+    assert [label.name for label in issue.labels] == ["bug", "triaged"]
+    assert [user.login for user in issue.assignees] == ["bo-gpu"]
+    assert issue.closed_at == issue.updated_at > before
+    assert emu.issue(REPO, 1)["state_reason"] == "not_planned"
+
+
+def test_closing_without_a_reason_is_completed_and_reopening_is_reopened(emu):
+    emu.add_issue(REPO)
+    issue = client(emu).get_repo(REPO).get_issue(1)
+
+    issue.edit(state="closed")
+    closed = (issue.state_reason, issue.closed_at is not None)
+    issue.edit(state="open")
+
+    assert closed == ("completed", True)
+    assert (issue.state, issue.state_reason, issue.closed_at) == ("open", "reopened", None)
+
+
+def test_an_issue_edit_with_a_bad_value_is_422_and_changes_nothing(emu):
+    emu.add_issue(REPO, title="Crash")
+    emu.add_collaborator(REPO, "ada-hip")
+    issue = client(emu).get_repo(REPO).get_issue(1)
+
+    for bad in (
+        {"state": "merged"},
+        {"state": "closed", "state_reason": "reopened"},
+        {"title": ""},
+        {"title": "Renamed", "assignees": ["mallory"]},
+    ):
+        with pytest.raises(github.GithubException) as raised:
+            issue.edit(**bad)
+        assert raised.value.status == 422
+        assert raised.value.data["message"] == "Validation Failed"
+    labels = requests.patch(issue.url, json={"labels": "bug"}, headers=AUTH, timeout=10)
+    assert labels.status_code == 422
+    assert (emu.issue(REPO, 1)["title"], emu.issue(REPO, 1)["state"]) == ("Crash", "open")
+
+
+def test_pygithub_edits_a_comment(emu):
+    emu.add_issue(REPO)
+    emu.add_comment(REPO, 1, "Draft")
+    comment = next(iter(client(emu).get_repo(REPO).get_issue(1).get_comments()))
+
+    comment.edit("Final")
+
+    assert comment.body == "Final" and comment.updated_at > comment.created_at
+    assert [c["body"] for c in emu.comments(REPO, 1)] == ["Final"]
+    missing = requests.patch(
+        f"{emu.url}/repos/{REPO}/issues/comments/999", json={"body": "x"}, headers=AUTH, timeout=10
+    )
+    assert missing.status_code == 404
+
+
+def test_pygithub_removes_a_label_by_name_and_a_label_it_lacks_is_404(emu):
+    emu.add_issue(REPO, labels=["bug", "needs repro", "gfx942"])
+    issue = client(emu).get_repo(REPO).get_issue(1)
+
+    issue.remove_from_labels("Needs Repro")  # any case, URL-encoded by PyGithub
+    left = requests.delete(f"{emu.url}/repos/{REPO}/issues/1/labels/bug", headers=AUTH, timeout=10)
+
+    assert left.status_code == 200 and [label["name"] for label in left.json()] == ["gfx942"]
+    with pytest.raises(github.GithubException) as raised:  # not "Not Found": no UnknownObject
+        issue.remove_from_labels("triaged")
+    assert (raised.value.status, raised.value.data["message"]) == (404, "Label does not exist")
+
+
+def test_pygithub_replaces_an_issues_labels(emu):
+    emu.add_issue(REPO, labels=["bug"])
+    issue = client(emu).get_repo(REPO).get_issue(1)
+
+    issue.set_labels("question", "gfx942", "QUESTION")
+    after = [label["name"] for label in emu.issue(REPO, 1)["labels"]]
+    cleared = requests.put(
+        f"{emu.url}/repos/{REPO}/issues/1/labels", json={"labels": []}, headers=AUTH, timeout=10
+    )
+
+    assert after == ["question", "gfx942"]
+    assert (cleared.status_code, cleared.json()) == (200, [])
+
+
+def test_only_collaborators_are_assigned_and_others_are_silently_left_out(emu):
+    emu.add_collaborator(REPO, "ada-hip")
+    emu.add_collaborator(REPO, "bo-gpu")
+    emu.add_issue(REPO)
+    issue = client(emu).get_repo(REPO).get_issue(1)
+
+    issue.add_to_assignees("ada-hip", "mallory", "BO-GPU")
+    added = [user.login for user in issue.assignees]
+    issue.remove_from_assignees("ada-hip", "nobody")
+
+    assert added == ["ada-hip", "bo-gpu"]
+    assert [user.login for user in issue.assignees] == ["bo-gpu"]
+    assert [e["status"] for e in emu.requests if e["path"].endswith("/assignees")] == [201, 200]
+
+
+def test_without_collaborators_every_login_is_assignable(emu):
+    emu.add_issue(REPO)
+    issue = client(emu).get_repo(REPO).get_issue(1)
+
+    issue.add_to_assignees("anyone")
+
+    assert [user["login"] for user in emu.issue(REPO, 1)["assignees"]] == ["anyone"]
+
+
+def test_a_reaction_is_201_then_200_for_the_same_content_and_422_for_an_unknown_one(emu):
+    emu.add_issue(REPO)
+    comment = emu.add_comment(REPO, 1, "Same here")
+    repo = client(emu).get_repo(REPO)
+    issue = repo.get_issue(1)
+
+    first = issue.create_reaction("heart")
+    again = issue.create_reaction("heart")
+    on_comment = issue.get_comment(comment["id"]).create_reaction("+1")
+    with pytest.raises(github.GithubException) as raised:
+        issue.create_reaction("thumbsup")
+
+    statuses = [e["status"] for e in emu.requests if e["path"].endswith("/reactions")]
+    assert statuses == [201, 200, 201, 422] and raised.value.status == 422
+    assert (again.id, first.user.login, first.content) == (first.id, "octocat", "heart")
+    assert [(r.user.login, r.content) for r in issue.get_reactions()] == [("octocat", "heart")]
+    assert emu.reactions(REPO, comment_id=comment["id"])[0]["id"] == on_comment.id
+    refreshed = repo.get_issue(1)
+    assert refreshed.reactions["heart"] == 1 and refreshed.updated_at == issue.updated_at
+
+
+def test_every_write_counts_against_the_rate_limit(emu):
+    emu.add_issue(REPO)
+    comment = emu.add_comment(REPO, 1, "Draft")
+    issue = client(emu).get_repo(REPO).get_issue(1)
+    draft = issue.get_comment(comment["id"])  # a GET
+    remaining = emu.rate_limit_remaining
+
+    issue.edit(title="Triaged")
+    draft.edit("Final")
+    issue.set_labels("bug")
+    issue.remove_from_labels("bug")
+    issue.add_to_assignees("ada-hip")
+    issue.remove_from_assignees("ada-hip")
+    issue.create_reaction("eyes")
+
+    assert emu.rate_limit_remaining == remaining - 7
+    emu.set_rate_limit(0)
+    with pytest.raises(github.RateLimitExceededException):
+        issue.edit(state="closed")
+    assert emu.issue(REPO, 1)["state"] == "open"
+
+
+def test_an_injected_403_on_a_write_surfaces_as_github_exception(emu):
+    emu.add_issue(REPO)
+    issue = client(emu).get_repo(REPO).get_issue(1)
+    emu.inject_fault(403, path_contains="/issues/1/assignees", body={"message": "Forbidden"})
+
+    with pytest.raises(github.GithubException) as raised:
+        issue.add_to_assignees("ada-hip")
+
+    assert raised.value.status == 403 and raised.value.data == {"message": "Forbidden"}
+    assert emu.issue(REPO, 1)["assignees"] == []
+    issue.add_to_assignees("ada-hip")  # the fault fired once
+    assert [user.login for user in issue.assignees] == ["ada-hip"]
+
+
+def test_writes_to_what_does_not_exist_are_404(emu):
+    emu.add_issue(REPO)
+    writes = [
+        ("patch", "/repos/ROCm/nothing/issues/1", {"title": "x"}),
+        ("patch", f"/repos/{REPO}/issues/99", {"title": "x"}),
+        ("put", f"/repos/{REPO}/issues/99/labels", {"labels": ["bug"]}),
+        ("post", f"/repos/{REPO}/issues/99/assignees", {"assignees": ["ada-hip"]}),
+        ("delete", f"/repos/{REPO}/issues/99/assignees", {"assignees": ["ada-hip"]}),
+        ("post", f"/repos/{REPO}/issues/99/reactions", {"content": "+1"}),
+        ("post", f"/repos/{REPO}/issues/comments/99/reactions", {"content": "+1"}),
+    ]
+
+    for method, path, body in writes:
+        answer = requests.request(method, emu.url + path, json=body, headers=AUTH, timeout=10)
+        assert answer.status_code == 404, (method, path)
+
+
 # --- webhooks: hooks, their deliveries, redelivery (tests/fakes/github_hooks.py) --------------
 
 
