@@ -58,6 +58,7 @@ ISSUE_PANELS: list[str] = [
     "kernels_ci.panels.repro_panel",
     "triage.views.social.linked_posts_panel",
     "releases.panels.fixed_in_panel",
+    "triage.panels.github.github_panel",  # needs-info, writes to GitHub, comment commands
 ]
 # Home page ("what needs a maintainer today"): `panel(*, request) -> Panel | None`.
 HOME_PANELS: list[str] = [
@@ -72,13 +73,20 @@ HOME_PANELS: list[str] = [
 SETTINGS_PANELS: list[str] = [
     "triage.panels.home.repositories_settings_panel",
     "triage.panels.home.saved_searches_settings_panel",
+    "triage.panels.github.github_writes_settings_panel",
     "releases.home_panels.series_settings_panel",
 ]
 # The triage queue's filters by later stages: {query parameter: `fn() -> issue ids`}.
-QUEUE_FILTERS: dict[str, str] = {"has_repro": "kernels_ci.selectors.issue_ids_with_reproducer"}
+QUEUE_FILTERS: dict[str, str] = {
+    "has_repro": "kernels_ci.selectors.issue_ids_with_reproducer",
+    "needs_info": "triage.panels.github.waiting_issue_ids",
+}
 # The triage queue's cells by later stages, one column each:
 # `fn(*, issue_ids: list[int], request) -> {issue id: cell context}`.
-QUEUE_ROW_CELLS: list[str] = ["kernels_ci.panels.queue_repro_cells"]
+QUEUE_ROW_CELLS: list[str] = [
+    "triage.panels.github.needs_info_queue_cells",
+    "kernels_ci.panels.queue_repro_cells",
+]
 
 # --- Comment commands of later stages (triage/services/commands.py): {name: handler} -------
 # `fn(*, issue, argument: str, login: str, ref: str) -> str` (what was done), raising

@@ -904,6 +904,17 @@ class NeedsInfo(models.Model):
     def waiting(self) -> bool:
         return self.state in (self.State.ASKING, self.State.REMINDED)
 
+    def next_step(self):
+        """(what comes next, from when) while waiting: the reminder, then closing; the
+        reporter's comments push it later (triage.services.needs_info)."""
+        from datetime import timedelta
+
+        if self.state == self.State.ASKING:
+            return "reminder", self.asked_at + timedelta(days=settings.NEEDS_INFO_REMIND_DAYS)
+        if self.state == self.State.REMINDED and self.reminded_at:
+            return "closing", self.reminded_at + timedelta(days=settings.NEEDS_INFO_CLOSE_DAYS)
+        return "", None
+
 
 class CommentCommand(models.Model):
     """A command read from a comment (`/kind bug`), acted on once: what it did or why not."""

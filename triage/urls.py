@@ -29,6 +29,11 @@ urlpatterns = [
     path("models/", classifier_models.models_overview, name="models"),
     path("models/retrain/", classifier_models.models_retrain, name="models-retrain"),
     path("settings/", settings_views.settings_overview, name="settings"),
+    path(
+        "settings/github-writes/",
+        settings_views.github_writes_switch,
+        name="github-writes-switch",
+    ),
     path("preferences/", settings_views.preferences, name="preferences"),
     path(
         "issues/<str:owner>/<str:name>/<int:number>/predictions/<str:model_name>/",

@@ -1147,11 +1147,12 @@ class _RateLimit:
 
 
 class _Fault:
-    __slots__ = ("status", "skip", "times", "path_contains", "retry_after", "body")
+    __slots__ = ("status", "skip", "times", "path_contains", "retry_after", "body", "limited")
 
-    def __init__(self, status, skip, times, path_contains, retry_after, body):
+    def __init__(self, status, skip, times, path_contains, retry_after, body, limited=True):
         self.status, self.skip, self.times = status, skip, times
         self.path_contains, self.retry_after, self.body = path_contains, retry_after, body
+        self.limited = limited  # a 403/429 that is a rate limit (remaining 0), or a refusal
 
     def matches(self, path: str) -> bool:
         return self.path_contains is None or self.path_contains in path
@@ -2179,9 +2180,16 @@ class GitHubEmulator(HttpEmulator):
         path_contains: str | None = None,
         retry_after: int | None = None,
         body=None,
+        rate_limited: bool = True,
     ) -> None:
-        """Answer `times` matching requests (None: all) with `status`, after `after_requests`."""
-        fault = _Fault(status, after_requests, times, path_contains, retry_after, body)
+        """Answer `times` matching requests (None: all) with `status`, after `after_requests`.
+
+        A 403 or 429 is a rate limit (remaining 0 until the reset) unless `rate_limited` is
+        False: then it is a refusal with the limit left as it is, like GitHub's "Resource not
+        accessible by integration" or a locked issue's 403."""
+        fault = _Fault(
+            status, after_requests, times, path_contains, retry_after, body, rate_limited
+        )
         with self._lock:
             self._faults.pending.append(fault)
 
@@ -2269,7 +2277,7 @@ class GitHubEmulator(HttpEmulator):
         if body is None:
             body = {"message": HTTPStatus(fault.status).phrase}
         headers = self._rate.headers()
-        if fault.status in (403, 429):
+        if fault.status in (403, 429) and fault.limited:
             reset_at = int(time.time()) + (fault.retry_after or 1)
             headers = self._rate.headers(remaining=0, reset_at=reset_at)
         if fault.retry_after is not None:

@@ -77,7 +77,9 @@ def test_after_an_interrupted_attempt_the_bot_finds_its_comment_by_its_marker(is
 
 @pytest.mark.parametrize("status", [403, 404, 422])
 def test_a_refused_write_fails_with_githubs_message_and_is_not_retried(issue, emulator, status):
-    emulator.inject_fault(status, path_contains="/labels", body={"message": f"nope {status}"})
+    emulator.inject_fault(
+        status, path_contains="/labels", body={"message": f"nope {status}"}, rate_limited=False
+    )
     row = deliver(plan(issue, Op.ADD_LABELS, "l", {"labels": ["needs info"]}))
     assert row.status == "failed"
     assert row.detail == f"GitHub answered {status}: nope {status}"

@@ -236,12 +236,14 @@ def triage_queue(
     severity: str = "",
     needs_triage: bool = False,
     has_repro: bool = False,
+    needs_info: bool = False,
     q: str = "",
 ) -> QuerySet[Issue]:
     """Open issues, highest priority first (unprioritized last), with their predictions.
 
     `has_repro` keeps the issues that wiring.QUEUE_FILTERS["has_repro"] names (a later stage,
-    kernels_ci, says which issues have a reproducer)."""
+    kernels_ci, says which issues have a reproducer); `needs_info` those waiting for their
+    reporter (QUEUE_FILTERS["needs_info"])."""
     issues = Issue.objects.filter(
         deleted_at__isnull=True, is_pull_request=False, state=Issue.State.OPEN
     )
@@ -265,9 +267,9 @@ def triage_queue(
         )
     if needs_triage:
         issues = issues.filter(untriaged())
-    if has_repro:
-        dotted = wiring.QUEUE_FILTERS.get("has_repro")
-        if dotted:
+    for name, wanted in (("has_repro", has_repro), ("needs_info", needs_info)):
+        dotted = wiring.QUEUE_FILTERS.get(name)
+        if wanted and dotted:
             issues = issues.filter(pk__in=wiring.load(dotted)())
     issues = text_search(issues, q)
     return (

@@ -43,13 +43,23 @@ class QueueFilterForm(forms.Form):
     )
     needs_triage = forms.BooleanField(required=False, label="Needs triage")
     has_repro = forms.BooleanField(required=False, label="Has a reproducer")
+    needs_info = forms.BooleanField(required=False, label="Waiting for the reporter")
     q = forms.CharField(required=False, max_length=200, label="Search")
 
-    FIELDS = ("repo", "component", "architecture", "kind", "severity", "needs_triage", "has_repro")
+    FIELDS = (
+        "repo",
+        "component",
+        "architecture",
+        "kind",
+        "severity",
+        "needs_triage",
+        "has_repro",
+        "needs_info",
+    )
 
     def filters(self) -> dict:
         data = {name: "" for name in (*self.FIELDS, "q")}
-        data.update(needs_triage=False, has_repro=False)
+        data.update(needs_triage=False, has_repro=False, needs_info=False)
         data.update(getattr(self, "cleaned_data", {}))
         return data
 

@@ -4,12 +4,16 @@ import zoneinfo
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.decorators import permission_required
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_safe
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
 
 from config import wiring
 from triage.models import UserPreference
 from triage.panels import page_panels
+from triage.services import outbox
 
 TIME_ZONES = sorted(zoneinfo.available_timezones())
 
@@ -43,3 +47,21 @@ def preferences(request):
         messages.success(request, f"Times are now shown in {form.cleaned_data['time_zone']}.")
         return redirect("preferences")
     return render(request, "triage/preferences.html", {"form": form})
+
+
+@require_POST
+@permission_required("triage.triage_issue", raise_exception=True)
+def github_writes_switch(request):
+    """Stop every write to GitHub at once (what waits is skipped): any triager may, as an
+    emergency brake; allowing writes again is an admin's (change the write switch)."""
+    stopped = request.POST.get("stopped") == "1"
+    if not stopped and not request.user.has_perm("triage.change_writeswitch"):
+        raise PermissionDenied("only an admin allows writes to GitHub again")
+    skipped = outbox.writes_stop(
+        user=request.user, reason=request.POST.get("reason", "")[:255], stopped=stopped
+    )
+    if stopped:
+        messages.warning(request, f"Every write to GitHub is stopped; {skipped} waiting skipped.")
+    else:
+        messages.success(request, "Writes to GitHub may go out again (each as opted in).")
+    return redirect(f"{reverse('settings')}#github-writes")

@@ -1,0 +1,75 @@
+"""Where maintainers see what the service does on GitHub: queue, issue page, settings switch."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from triage.models import GitHubWrite, NeedsInfo, WriteSwitch
+
+
+@pytest.fixture
+def waiting(make):
+    issue = make.issue(number=31, title="hipMemcpy fails after a few iterations")
+    make.priority(issue, 40)
+    NeedsInfo.objects.create(
+        issue=issue,
+        state="asking",
+        missing=["rocm_version", "os"],
+        asked_for=["rocm_version", "os"],
+        asked_at=timezone.now() - timedelta(days=3),
+    )
+    GitHubWrite.objects.create(
+        repository=issue.repository,
+        issue=issue,
+        action="needs_info.label",
+        operation="add_labels",
+        key="k",
+        payload={"labels": ["needs info"]},
+        status="failed",
+        decided_by="rule needs-info",
+        detail="GitHub answered 403: Resource not accessible by integration",
+    )
+    return issue
+
+
+def test_the_queue_shows_the_needs_info_clock_and_filters_on_it(triager_client, make, waiting):
+    other = make.issue(number=32, title="Feature: FP8 on gfx1100")
+    make.priority(other, 90)
+    page = triager_client.get(reverse("triage-queue")).content.decode()
+    assert "needs info" in page and "asked 3" in page and "reminder in 1" in page
+    filtered = triager_client.get(reverse("triage-queue"), {"needs_info": "on"}).content.decode()
+    assert "hipMemcpy fails" in filtered and "FP8 on gfx1100" not in filtered
+
+
+def test_the_issue_page_shows_a_failed_write_with_githubs_message(triager_client, waiting):
+    url = reverse("issue-detail", args=["ROCm", "ROCm", 31])
+    page = triager_client.get(url).content.decode()
+    assert "On GitHub" in page and "Missing: rocm_version, os." in page
+    assert "GitHub answered 403: Resource not accessible by integration" in page
+    assert "add labels needs info to ROCm/ROCm#31" in page
+
+
+@pytest.mark.django_db
+def test_a_triager_stops_every_write_and_only_an_admin_allows_them_again(
+    triager_client, admin_client, waiting
+):
+    url = reverse("github-writes-switch")
+    response = triager_client.post(url, {"stopped": "1", "reason": "spamming"})
+    assert response.status_code == 302
+    assert WriteSwitch.objects.get().stopped
+    page = triager_client.get(reverse("settings")).content.decode()
+    assert "stopped by tess" in page and "spamming" in page
+    assert "Allow writes again" not in page
+    assert triager_client.post(url, {"stopped": "0"}).status_code == 403
+    assert WriteSwitch.objects.get().stopped
+    admin_client.post(url, {"stopped": "0"})
+    assert not WriteSwitch.objects.get().stopped
+
+
+def test_a_viewer_cannot_touch_the_switch(logged_in_client, db):
+    assert (
+        logged_in_client.post(reverse("github-writes-switch"), {"stopped": "1"}).status_code == 403
+    )
+    assert not WriteSwitch.objects.exists()

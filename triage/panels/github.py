@@ -1,0 +1,84 @@
+"""What the service does on GitHub, where maintainers look: the queue's needs-info cell, the issue
+page's "On GitHub" panel (needs-info, its clock, each write and command with its outcome), and
+the settings page's switch and opt-ins (triage.services.outbox)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from triage.models import CommentCommand, GitHubWrite, NeedsInfo, Repository
+from triage.panels import Panel
+from triage.services import outbox
+
+ISSUE_WRITES_SHOWN = 30
+FAILED_SHOWN = 10
+
+
+def needs_info_queue_cells(*, issue_ids: list[int], request) -> dict[int, Panel]:
+    """The triage queue's needs-info cell (wiring QUEUE_ROW_CELLS): state and clock."""
+    return {
+        state.issue_id: Panel(
+            title="Needs info",
+            template="triage/github/_needs_info_cell.html",
+            slug="needs-info",
+            context={"state": state, "next": state.next_step()},
+        )
+        for state in NeedsInfo.objects.filter(issue_id__in=issue_ids)
+        if state.waiting
+    }
+
+
+def waiting_issue_ids():
+    """The queue's "needs info" filter (wiring QUEUE_FILTERS): issues waiting for the reporter."""
+    return NeedsInfo.objects.filter(
+        state__in=[NeedsInfo.State.ASKING, NeedsInfo.State.REMINDED]
+    ).values("issue_id")
+
+
+def github_panel(*, issue, request) -> Panel | None:
+    """The issue page's "On GitHub": needs-info and every write and command, newest first."""
+    state = NeedsInfo.objects.filter(issue=issue).first()
+    writes = list(GitHubWrite.objects.filter(issue=issue)[:ISSUE_WRITES_SHOWN])
+    commands = list(CommentCommand.objects.filter(issue=issue)[:ISSUE_WRITES_SHOWN])
+    if state is None and not writes and not commands:
+        return None
+    return Panel(
+        title="On GitHub",
+        template="triage/github/issue_panel.html",
+        slug="github",
+        context={
+            "state": state,
+            "next": state.next_step() if state else ("", None),
+            "writes": [(w, outbox.describe(w)) for w in writes],
+            "commands": commands,
+        },
+    )
+
+
+def github_writes_settings_panel(*, request) -> Panel:
+    since = timezone.now() - timedelta(days=7)
+    counts = dict.fromkeys(GitHubWrite.Status.values, 0)
+    for status in GitHubWrite.objects.filter(created_at__gte=since).values_list(
+        "status", flat=True
+    ):
+        counts[status] += 1
+    return Panel(
+        title="Writes to GitHub",
+        template="triage/github/settings_panel.html",
+        slug="github-writes",
+        context={
+            "stopped": outbox.writes_stopped(),
+            "counts": counts,
+            "failed": list(
+                GitHubWrite.objects.filter(status=GitHubWrite.Status.FAILED).select_related(
+                    "issue__repository"
+                )[:FAILED_SHOWN]
+            ),
+            "repositories": [
+                (r, [a for a in outbox.ACTIONS if a in (r.github_actions or [])])
+                for r in Repository.objects.filter(tracked=True)
+            ],
+        },
+    )
