@@ -35,6 +35,7 @@ AFTER_POSTS_CHANGED: list[str] = ["triage.tasks.classify_posts"]
 AFTER_ISSUES_CLASSIFIED: list[str] = [
     "triage.tasks.writeback_labels",  # repositories that opted in get the labels on GitHub
     "triage.tasks.needs_info_refresh",  # new bugs lacking facts are asked for them (opted in)
+    "triage.tasks.match_known_errors",  # known errors proposed as duplicates, with the answer
 ]
 
 # --- After a repro run ends in its worker (kernels_ci.services.runs.run_execute) -------------
@@ -58,6 +59,7 @@ ISSUE_PANELS: list[str] = [
     "kernels_ci.panels.repro_panel",
     "triage.views.social.linked_posts_panel",
     "releases.panels.fixed_in_panel",
+    "triage.panels.github.known_errors_panel",  # proposals; on a canonical issue, its reports
     "triage.panels.github.github_panel",  # needs-info, writes to GitHub, comment commands
 ]
 # Home page ("what needs a maintainer today"): `panel(*, request) -> Panel | None`.

@@ -12,6 +12,7 @@ from triage.models import (
     CommentCommand,
     GitHubWrite,
     Issue,
+    KnownError,
     Label,
     LabelWriteback,
     NeedsInfo,
@@ -28,7 +29,7 @@ from triage.models import (
     WriteSwitch,
 )
 from triage.selectors.issues import FULL_NAME_RE
-from triage.services import outbox, reply_templates, social, tracking
+from triage.services import known_errors, outbox, reply_templates, social, tracking
 
 RAW_BODY_SHOWN_BYTES = 256 * 1024
 
@@ -312,6 +313,44 @@ class ReplyTemplateAdmin(TriageAdmin):
         obj.help = reply_templates.DEFAULTS[obj.name].help
         obj.updated_at = timezone.now()
         super().save_model(request, obj, form, change)
+
+
+class KnownErrorForm(forms.ModelForm):
+    class Meta:
+        model = KnownError
+        fields = [
+            "name",
+            "pattern",
+            "when_unsupported",
+            "targets",
+            "canonical",
+            "answer",
+            "enabled",
+        ]
+
+    def clean(self):
+        data = super().clean()
+        try:
+            known_errors.signature_validate(
+                pattern=data.get("pattern") or "",
+                targets=data.get("targets") or "",
+                answer=data.get("answer") or "",
+            )
+        except known_errors.SignatureInvalid as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return data
+
+
+@admin.register(KnownError)
+class KnownErrorAdmin(TriageAdmin):
+    """Known errors: a pattern, conditions on the environment, the canonical issue, the answer
+    (validated when saved; the support matrix is classifiers/data/rocm_support_matrix.json)."""
+
+    form = KnownErrorForm
+    list_display = ["name", "pattern", "when_unsupported", "targets", "canonical", "enabled"]
+    list_filter = ["enabled", "when_unsupported"]
+    raw_id_fields = ["canonical"]
+    search_fields = ["name", "pattern"]
 
 
 @admin.register(WriteSwitch)

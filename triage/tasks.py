@@ -231,6 +231,14 @@ def needs_info_refresh(ids: list[int]) -> str:
     return needs_info.needs_info_refresh(ids=ids).summary()
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def match_known_errors(ids: list[int]) -> str:
+    """After classification: propose (or, opted in, answer) the known errors issues show."""
+    from triage.services import known_errors
+
+    return known_errors.known_errors_match(ids=ids).summary()
+
+
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=600, time_limit=720)
 def needs_info_sweep() -> str:
     """Daily from beat: one reminder, then closing, for reporters who stayed silent."""

@@ -28,6 +28,11 @@ urlpatterns = [
     ),
     path("models/", classifier_models.models_overview, name="models"),
     path("models/retrain/", classifier_models.models_retrain, name="models-retrain"),
+    path(
+        "known-errors/<int:pk>/decide/",
+        classification.known_error_decide,
+        name="known-error-decide",
+    ),
     path("settings/", settings_views.settings_overview, name="settings"),
     path(
         "settings/github-writes/",

@@ -8,9 +8,9 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from triage.models import CommentCommand, GitHubWrite, NeedsInfo, Repository
+from triage.models import CommentCommand, GitHubWrite, KnownErrorMatch, NeedsInfo, Repository
 from triage.panels import Panel
-from triage.services import outbox
+from triage.services import known_errors, outbox
 
 ISSUE_WRITES_SHOWN = 30
 FAILED_SHOWN = 10
@@ -81,4 +81,23 @@ def github_writes_settings_panel(*, request) -> Panel:
                 for r in Repository.objects.filter(tracked=True)
             ],
         },
+    )
+
+
+def known_errors_panel(*, issue, request) -> Panel | None:
+    """Known errors this issue shows (answer in one click), and, on a canonical issue, the
+    reports its known errors collected by target and ROCm release."""
+    matches = list(
+        KnownErrorMatch.objects.filter(issue=issue).select_related("signature__canonical")
+    )
+    collected = (
+        known_errors.collected_reports(issue) if issue.known_error_signatures.exists() else None
+    )
+    if not matches and not collected:
+        return None
+    return Panel(
+        title="Known errors",
+        template="triage/github/known_errors_panel.html",
+        slug="known-errors",
+        context={"matches": matches, "collected": collected},
     )

@@ -80,6 +80,12 @@ def template_validate(*, name: str, body: str) -> str:
     default = DEFAULTS.get(name)
     if default is None:
         raise TemplateInvalid(f"no template is called {name!r}: one of {', '.join(DEFAULTS)}")
+    return text_validate(body=body, variables=default.variables)
+
+
+def text_validate(*, body: str, variables: dict) -> str:
+    """The body if it compiles and renders with these (sample) variables and no others."""
+    default = Default(body, variables, "")
     try:
         text = _CHECKING.from_string(body).render(Context(default.variables, autoescape=False))
     except TemplateSyntaxError as exc:
@@ -96,4 +102,8 @@ def template_validate(*, name: str, body: str) -> str:
 
 def render(name: str, **context) -> str:
     """The text of template `name` (the admin's, else its default) for these values."""
-    return _ENGINE.from_string(_body(name)).render(Context(context, autoescape=False)).strip()
+    return render_text(_body(name), **context)
+
+
+def render_text(body: str, **context) -> str:
+    return _ENGINE.from_string(body).render(Context(context, autoescape=False)).strip()

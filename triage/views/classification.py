@@ -9,16 +9,17 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from classifiers import registry
 from config import linear_re, wiring
+from triage.models import KnownErrorMatch
 from triage.panels.classification import classification_panel
 from triage.permissions import TRIAGE
 from triage.selectors import issues as selectors
-from triage.services import classification, priority, saved_views
+from triage.services import classification, known_errors, priority, saved_views
 
 PLACEHOLDERS = linear_re.compile("OWNER|NAME|999999999|MODEL")
 QUEUE_PER_PAGE = 25  # each row carries its actions: a page a triager works through
@@ -217,3 +218,27 @@ def prediction_decide(request, owner: str, name: str, number: int, model_name: s
         context = {"issue": issue, "panel": panel, "ctx": panel.context}
         return render(request, panel.template, context)
     return redirect("issue-detail", owner=owner, name=name, number=number)
+
+
+@login_required
+@require_POST
+@permission_required(TRIAGE, raise_exception=True)
+def known_error_decide(request, pk: int):
+    """A triager posts a known error's answer (and the duplicate decision), or dismisses it."""
+    match = get_object_or_404(
+        KnownErrorMatch.objects.select_related("issue__repository", "signature__canonical"), pk=pk
+    )
+    if match.state != KnownErrorMatch.State.PROPOSED:
+        messages.info(request, f"Already {match.get_state_display()}.")
+    elif request.POST.get("decision") == "answer":
+        write = known_errors.known_error_answer(match=match, user=request.user)
+        messages.success(
+            request,
+            f"Marked duplicate of {match.signature.canonical.reference}; answer "
+            f"{write.get_status_display()}{': ' + write.detail if write.detail else ''}.",
+        )
+    else:
+        known_errors.known_error_dismiss(match=match, user=request.user)
+        messages.success(request, f"Dismissed {match.signature.name!r}.")
+    issue = match.issue
+    return redirect("issue-detail", issue.repository.owner, issue.repository.name, issue.number)
