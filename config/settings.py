@@ -352,6 +352,24 @@ NEEDS_INFO_NEW_DAYS = int(os.environ.get("NEEDS_INFO_NEW_DAYS", "30"))
 NEEDS_INFO_REMIND_DAYS = int(os.environ.get("NEEDS_INFO_REMIND_DAYS", "14"))
 NEEDS_INFO_CLOSE_DAYS = int(os.environ.get("NEEDS_INFO_CLOSE_DAYS", "14"))
 NEEDS_INFO_LABEL = os.environ.get("NEEDS_INFO_LABEL", "needs info")
+# Ownership (triage/services/ownership.py): a component this sure routes to its owners; issues
+# without a maintainer's response this many hours after opening escalate (by severity).
+OWNERSHIP_MIN_CONFIDENCE = float(os.environ.get("OWNERSHIP_MIN_CONFIDENCE", "0.8"))
+OWNERSHIP_ESCALATION_EMAILS = env_list("OWNERSHIP_ESCALATION_EMAILS")
+RESPONSE_DEADLINE_HOURS = {
+    severity: int(hours)
+    for severity, _, hours in (
+        part.partition("=")
+        for part in env_list("RESPONSE_DEADLINE_HOURS", "critical=24,high=72,medium=168,low=336")
+    )
+    if hours.strip().isdigit()
+}
+# Response times (triage/selectors/response_times.py): the maintainers' goal for a first
+# response (working days: Monday to Friday, UTC; holidays not known), the days of issues the
+# figures look back over, and who gets the weekly digest where no owner is known.
+RESPONSE_GOAL_WORKING_DAYS = int(os.environ.get("RESPONSE_GOAL_WORKING_DAYS", "3"))
+RESPONSE_WINDOW_DAYS = int(os.environ.get("RESPONSE_WINDOW_DAYS", "90"))
+RESPONSE_DIGEST_RECIPIENTS = env_list("RESPONSE_DIGEST_RECIPIENTS")
 # 5xx answers are retried this many times inside one request, with exponential backoff.
 GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
 GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))

@@ -36,6 +36,7 @@ AFTER_ISSUES_CLASSIFIED: list[str] = [
     "triage.tasks.writeback_labels",  # repositories that opted in get the labels on GitHub
     "triage.tasks.needs_info_refresh",  # new bugs lacking facts are asked for them (opted in)
     "triage.tasks.match_known_errors",  # known errors proposed as duplicates, with the answer
+    "triage.tasks.route_to_owners",  # a sure component assigns its owners, alerts escalate
 ]
 
 # --- After a repro run ends in its worker (kernels_ci.services.runs.run_execute) -------------

@@ -16,6 +16,8 @@ from triage.models import (
     Label,
     LabelWriteback,
     NeedsInfo,
+    OwnerNotification,
+    OwnershipRule,
     Person,
     Post,
     PostIssueLink,
@@ -29,7 +31,7 @@ from triage.models import (
     WriteSwitch,
 )
 from triage.selectors.issues import FULL_NAME_RE
-from triage.services import known_errors, outbox, reply_templates, social, tracking
+from triage.services import known_errors, outbox, ownership, reply_templates, social, tracking
 
 RAW_BODY_SHOWN_BYTES = 256 * 1024
 
@@ -351,6 +353,42 @@ class KnownErrorAdmin(TriageAdmin):
     list_filter = ["enabled", "when_unsupported"]
     raw_id_fields = ["canonical"]
     search_fields = ["name", "pattern"]
+
+
+class OwnershipRuleForm(forms.ModelForm):
+    class Meta:
+        model = OwnershipRule
+        fields = ["repository", "kind", "pattern", "owners", "order"]
+
+    def clean(self):
+        data = super().clean()
+        try:
+            ownership.rule_validate(
+                kind=data.get("kind") or "",
+                pattern=data.get("pattern") or "",
+                owners=data.get("owners") or "",
+            )
+        except ownership.RuleInvalid as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return data
+
+
+@admin.register(OwnershipRule)
+class OwnershipRuleAdmin(TriageAdmin):
+    """Who owns what, CODEOWNERS-like: of the rules that match an issue, the last wins."""
+
+    form = OwnershipRuleForm
+    list_display = ["order", "repository", "kind", "pattern", "owners"]
+    list_display_links = ["pattern"]
+    list_filter = ["kind", "repository"]
+    search_fields = ["pattern", "owners"]
+
+
+@admin.register(OwnerNotification)
+class OwnerNotificationAdmin(ReadOnlyAudit):
+    list_display = ["created_at", "issue", "kind", "owners", "channels", "detail"]
+    list_filter = ["kind"]
+    list_select_related = ["issue__repository"]
 
 
 @admin.register(WriteSwitch)

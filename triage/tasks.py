@@ -239,6 +239,22 @@ def match_known_errors(ids: list[int]) -> str:
     return known_errors.known_errors_match(ids=ids).summary()
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def route_to_owners(ids: list[int]) -> str:
+    """After classification: issues whose component is sure go to their owners, once."""
+    from triage.services import ownership
+
+    return ownership.ownership_route(ids=ids).summary()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=600, time_limit=720)
+def escalate_overdue_issues() -> str:
+    """Hourly from beat: issues past their response deadline escalate to their owners, once."""
+    from triage.services import ownership
+
+    return ownership.ownership_overdue_sweep().summary()
+
+
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=600, time_limit=720)
 def needs_info_sweep() -> str:
     """Daily from beat: one reminder, then closing, for reporters who stayed silent."""

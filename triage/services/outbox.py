@@ -54,6 +54,8 @@ ACTIONS: dict[str, str] = {
     "needs_info.close": "close as not planned NEEDS_INFO_CLOSE_DAYS after the reminder",
     "commands.reply": "acknowledge a comment command with a reaction, or reply why it was refused",
     "commands.assign": "assign on GitHub whom /assign names",
+    "ownership.assign": "assign an issue to its owners (users, not teams) once its component is "
+    "confident or decided",
     "known_errors.answer": "post a known error's answer when a triager confirms the match",
     "known_errors.auto": "answer known errors without waiting for a triager (needs "
     "known_errors.answer too)",

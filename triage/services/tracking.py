@@ -189,6 +189,13 @@ def schedules_install_defaults() -> None:
                 "(repositories that opted in; never regressions, critical or high issues).",
             ),
             beat_schedules.CrontabJob(
+                name="escalate issues past their response deadline",
+                task="triage.tasks.escalate_overdue_issues",
+                cron={"minute": "25"},
+                description="Open issues without a maintainer's response RESPONSE_DEADLINE_HOURS "
+                "(by severity) after opening escalate to their owners, once each.",
+            ),
+            beat_schedules.CrontabJob(
                 name="redeliver failed webhook deliveries",
                 task="triage.tasks.redeliver_failed_webhook_deliveries",
                 cron={"minute": "*/5"},
