@@ -133,6 +133,17 @@ def readiness_build(
         }
         for link, state in selectors.unapproved_release_fixes(series, train.version, moment=moment)
     ]
+    missed = [
+        {
+            "issue": link.issue.reference,
+            "title": link.issue.title,
+            "url": selectors.github_url(link.issue),
+            "pull_request": link.pull_request.reference,
+            "fixed_in": link.train_version,
+        }
+        for link in selectors.missed_backports(series, train, moment)
+    ]
+    reported_again = selectors.reported_again(series, train, moment)
     punts = [
         {"issue": p.issue.reference, "to": p.to_version, "at": p.created_at.date().isoformat()}
         for p in selectors.punts_of_train(series, train.version, moment=moment)
@@ -190,6 +201,16 @@ def readiness_build(
         notes.append(
             f"{len(unapproved)} release-branch fix(es) merged without an approved backport"
         )
+    if missed:
+        notes.append(
+            f"{len(missed)} fix(es) merged on the default branch for issues of this cut train "
+            "with no backport nomination (missed backports: nominate them)"
+        )
+    if reported_again:
+        notes.append(
+            f"{len(reported_again)} issue(s) fixed in {reported_again[0]['fixed_in']} reported "
+            "again against it"
+        )
     if untriaged:
         notes.append(f"{len(untriaged)} untriaged issue(s)")
 
@@ -223,6 +244,8 @@ def readiness_build(
             "fixed": len(fixed_rows),
             "verified_fixed": sum(1 for r in fixed_rows if r["verified"]),
             "unapproved_release_fixes": len(unapproved),
+            "missed_backports": len(missed),
+            "reported_again": len(reported_again),
             "known_issues": len(known),
             "punted": len(punts),
         },
@@ -232,6 +255,8 @@ def readiness_build(
         "pending_backports": backports,
         "unlinked_release_merges": unlinked,
         "unapproved_release_fixes": unapproved,
+        "missed_backports": missed,
+        "reported_again": reported_again,
         "fixed": fixed_rows,
         "known_issues": known,
         "punted": punts,

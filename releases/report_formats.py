@@ -94,6 +94,18 @@ def report_markdown(report: dict) -> str:
         f"{m['issue']} (backport {m['backport']})"
         for m in report["unapproved_release_fixes"]
     ] or ["None."]
+    lines += ["", "## Missed backports (fixed on the default branch, not nominated)", ""]
+    lines += [
+        f"- {_link(m['issue'], m['url'])} {_md(m['title'])}: fixed by {m['pull_request']} "
+        f"in {m['fixed_in']}"
+        for m in report.get("missed_backports", [])
+    ] or ["None."]
+    lines += ["", "## Fixed issues reported again", ""]
+    lines += [
+        f"- {_link(m['issue'], m['url'])} {_md(m['title'])}: duplicate of {m['fixed_issue']} "
+        f"(fixed in {m['fixed_in']}), reported on {m['reported_version']}"
+        for m in report.get("reported_again", [])
+    ] or ["None."]
     lines += ["", "## Release candidates", ""]
     lines += [
         f"- `{_md(c['tag'])}` tagged {c['tagged_at']}" for c in report["release_candidates"]

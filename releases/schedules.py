@@ -21,6 +21,14 @@ JOBS = [
         "Record today's open issues per train (the burndown chart's data).",
     ),
     CrontabJob(
+        "releases: tell issues their fix shipped",
+        "releases.tasks.announce_released_fixes",
+        {"minute": "35", "hour": "*/6"},
+        "releases",
+        "Each issue whose fix ships in a train released in the last 7 days gets one comment "
+        "on GitHub and is closed if still open (repositories that opted in; idempotent).",
+    ),
+    CrontabJob(
         "releases: retrain the fix forecast",
         "releases.tasks.retrain_forecast",
         {"minute": "20", "hour": "4"},

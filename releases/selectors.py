@@ -24,6 +24,7 @@ from releases.models import (
     TrainSnapshot,
     TrainTarget,
 )
+from triage.models import Issue, IssuePrediction
 from triage.selectors.issues import issue_list, predictions_of_issues
 from triage.text.safe_links import safe_link_url
 
@@ -448,3 +449,119 @@ def priority_train_closeness(*, issue_ids: list[int]) -> dict[int, tuple[float, 
         when = "today" if days == 0 else f"in {days} day{'s' if days != 1 else ''}"
         found[issue_id] = (points, f"train {train.version} cuts {when}")
     return found
+
+
+# --- what the readiness report adds for fixes around a release (issue 19) ----------------------
+
+REPORTED_AGAIN_MIN_CONFIDENCE = 0.8
+
+
+def train_fixed_issues(series: ReleaseSeries, version: str) -> dict[int, list[str]]:
+    """{issue id: [pull request references]} of the merged fixes that land on this train."""
+    found: dict[int, list[str]] = {}
+    links = FixLink.objects.filter(
+        series=series, train_version=version, removed=False, merged_at__isnull=False
+    ).select_related("pull_request__repository")
+    for link in links:
+        found.setdefault(link.issue_id, []).append(link.pull_request.reference)
+    return found
+
+
+def missed_backports(series: ReleaseSeries, train, moment: datetime) -> list[FixLink]:
+    """While `train` is cut and not released: fixes merged on the default branch by `moment`
+    (so they land on a later train) for issues that were on this train (targeted at it, or
+    punted from it at the cut), with no backport nomination for it. One link per issue."""
+    if train.phase(moment) != "stabilizing":
+        return []
+    on_train = set(
+        TrainTarget.objects.filter(series=series, train_version=train.version).values_list(
+            "issue_id", flat=True
+        )
+    ) | set(
+        Punt.objects.filter(series=series, from_version=train.version).values_list(
+            "issue_id", flat=True
+        )
+    )
+    nominated = set(
+        Backport.objects.filter(series=series, train_version=train.version).values_list(
+            "issue_id", flat=True
+        )
+    )
+    links = (
+        FixLink.objects.filter(
+            series=series,
+            issue_id__in=on_train - nominated,
+            removed=False,
+            via=FixLink.Via.DEFAULT_BRANCH,
+            merged_at__lte=moment,
+        )
+        .exclude(train_version=train.version)
+        .select_related("issue__repository", "pull_request__repository")
+        .order_by("issue_id", "merged_at")
+    )
+    first: dict[int, FixLink] = {}
+    for link in links:
+        first.setdefault(link.issue_id, link)
+    return list(first.values())
+
+
+def _previous_train(series: ReleaseSeries, train):
+    before = None
+    for candidate in calendar.iter_trains(series.spec()):
+        if candidate.release >= train.release:
+            return before
+        before = candidate
+    return before
+
+
+def reported_again(series: ReleaseSeries, train, moment: datetime) -> list[dict]:
+    """Issues opened after the previous train shipped (by `moment`) that name an issue fixed in
+    it as their duplicate (a triager's decision, or a prediction at least
+    REPORTED_AGAIN_MIN_CONFIDENCE sure), reported against that release or a later one."""
+    previous = _previous_train(series, train)
+    if previous is None or previous.release_at > moment:
+        return []
+    fixed = train_fixed_issues(series, previous.version)
+    if not fixed:
+        return []
+    references = {
+        issue.reference.lower(): issue
+        for issue in Issue.objects.filter(pk__in=fixed).select_related("repository")
+    }
+    rows = IssuePrediction.objects.filter(
+        model_name="duplicates",
+        issue__created_at__gt=previous.release_at,
+        issue__created_at__lte=moment,
+        issue__is_pull_request=False,
+        issue__deleted_at__isnull=True,
+    ).select_related("issue__repository")
+    found = []
+    for row in rows:
+        original = references.get((row.label or "").lower())
+        sure = row.confidence >= REPORTED_AGAIN_MIN_CONFIDENCE and not row.needs_triage
+        if original is None or not sure:
+            continue
+        environment = (
+            IssuePrediction.objects.filter(issue_id=row.issue_id, model_name="environment")
+            .values_list("evidence", flat=True)
+            .first()
+            or {}
+        )
+        version = environment.get("rocm_version") or ""
+        try:
+            reported = calendar.parse_version(".".join(version.split(".")[:2]))
+        except calendar.CalendarError:
+            continue
+        if reported < previous.key:
+            continue
+        found.append(
+            {
+                "issue": row.issue.reference,
+                "title": row.issue.title,
+                "url": github_url(row.issue),
+                "fixed_issue": original.reference,
+                "fixed_in": previous.label,
+                "reported_version": version,
+            }
+        )
+    return sorted(found, key=lambda r: r["issue"])

@@ -2,12 +2,14 @@
 
 Beat schedules (releases/schedules.py, installed when beat starts through config/wiring.py's
 BEAT_START; editable in the admin):
-punt_due_trains hourly, snapshot_trains hourly, retrain_forecast nightly."""
+punt_due_trains hourly, snapshot_trains hourly, retrain_forecast nightly, announce_released_fixes
+daily."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from releases.services.announce import released_fixes_announce
 from releases.services.burndown import trains_snapshot
 from releases.services.fixes import fix_links_sync_ids
 from releases.services.forecast import forecasts_retrain
@@ -32,3 +34,9 @@ def snapshot_trains() -> int:
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=1800, time_limit=2160)
 def retrain_forecast() -> str:
     return "; ".join(result.summary() for result in forecasts_retrain()) or "no release series"
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=600, time_limit=720)
+def announce_released_fixes() -> str:
+    """Issues whose fix shipped in a train released lately: told on GitHub, closed (opted in)."""
+    return released_fixes_announce().summary()

@@ -56,6 +56,8 @@ ACTIONS: dict[str, str] = {
     "commands.assign": "assign on GitHub whom /assign names",
     "ownership.assign": "assign an issue to its owners (users, not teams) once its component is "
     "confident or decided",
+    "releases.fixed_comment": "tell each issue whose fix ships in a released train",
+    "releases.fixed_close": "close an issue still open when its fix ships",
     "known_errors.answer": "post a known error's answer when a triager confirms the match",
     "known_errors.auto": "answer known errors without waiting for a triager (needs "
     "known_errors.answer too)",

@@ -62,6 +62,20 @@ DEFAULTS: dict[str, Default] = {
         {**_ISSUE, "asked_on": "2026-11-02"},
         "Said when the issue is closed for lack of an answer: how to have it reopened.",
     ),
+    "releases.fixed_in": Default(
+        "Fixed in {{ product }} {{ release }}"
+        "{% if verified_on %}; verified on {{ verified_on|join:' and ' }}{% endif %} "
+        "({{ pull_requests|join:', ' }}). @{{ reporter }}, if it still happens with "
+        "{{ release }}, please open a new issue and link this one.",
+        {
+            "product": "ROCm",
+            "release": "7.9.0",
+            "verified_on": ["gfx942", "gfx1100"],
+            "pull_requests": ["ROCm/ROCm#5001"],
+            "reporter": "octocat",
+        },
+        "Told on each issue whose fix ships in a released train.",
+    ),
     "commands.refused": Default(
         "@{{ login }}: `{{ line }}` was not applied: {{ why }}.",
         {"login": "octocat", "line": "/kind bugg", "why": "kind is one of bug, feature"},
