@@ -71,6 +71,7 @@ HOME_PANELS: list[str] = [
     "triage.panels.home.social_panel",
     "triage.panels.home.models_panel",
     "triage.panels.home.activity_panel",
+    "triage.panels.response_times.response_times_panel",  # how far from the response goal
 ]
 # Settings page: `panel(*, request) -> Panel | None`.
 SETTINGS_PANELS: list[str] = [
@@ -108,6 +109,7 @@ BEAT_START: list[str] = [
     "triage.services.classification_schedule.schedules_install",  # retraining, priorities
     "kernels_ci.schedules.schedules_install",  # nightly verification, runners heartbeat
     "releases.schedules.schedules_install",  # punts, burndown, forecast
+    "triage.services.digest.schedules_install",  # weekly response-times digest
 ]
 
 # --- Demo data: `load_demo` runs these in order, each `fn() -> report` ----------------------

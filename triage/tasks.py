@@ -301,3 +301,11 @@ def classify_reprioritize_open() -> int:
     from triage.services import priority
 
     return priority.open_issues_reprioritize()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def response_digest_send() -> str:
+    """Weekly from beat: each component's response times to its owners."""
+    from triage.services import digest, ownership
+
+    return digest.response_digest_send(recipients_of=ownership.component_owner_emails).summary()

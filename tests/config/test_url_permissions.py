@@ -41,6 +41,8 @@ ACTIONS = {  # url name -> the permission a POST needs
     "post-link-decide": TRIAGE,
     "post-sentiment-decide": TRIAGE,
     "models-retrain": TRIAGE,
+    "known-error-decide": TRIAGE,
+    "github-writes-switch": TRIAGE,  # to stop; allowing writes again is an admin's
     "repro-case-approve": APPROVE_REPRO,
     "api-repro-case-approve": APPROVE_REPRO,
     "api-prediction-decide": TRIAGE,

@@ -140,3 +140,12 @@ def test_an_issue_past_its_deadline_escalates_unless_a_maintainer_answered(
 def test_a_rule_that_cannot_work_is_refused(kind, pattern, owners, why):
     with pytest.raises(ownership.RuleInvalid, match=why):
         ownership.rule_validate(kind=kind, pattern=pattern, owners=owners)
+
+
+def test_the_digest_goes_to_a_components_owners_else_the_fallback_list(
+    make, repository, rules, django_user_model, settings
+):
+    django_user_model.objects.create_user("alice", email="alice@example.com")
+    settings.RESPONSE_DIGEST_RECIPIENTS = ["triage-leads@example.com"]
+    assert ownership.component_owner_emails("rocm/rocm", "rocBLAS") == ["alice@example.com"]
+    assert ownership.component_owner_emails("ROCm/ROCm", "miopen") == ["triage-leads@example.com"]

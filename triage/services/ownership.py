@@ -42,6 +42,7 @@ from triage.models import (
     OwnerNotification,
     OwnershipRule,
     PredictionCorrection,
+    Repository,
 )
 from triage.services import outbox
 
@@ -160,6 +161,17 @@ def _emails(owners: list[str]) -> list[str]:
         query |= Q(username__iexact=login)
     found = get_user_model().objects.filter(query).exclude(email="")
     return sorted({u.email for u in found})
+
+
+def component_owner_emails(full_name: str, component: str) -> list[str]:
+    """The e-mails of a component's owners in a repository (OWNER/NAME): the response-times
+    digest's recipients; settings.RESPONSE_DIGEST_RECIPIENTS when no rule names any."""
+    found = Repository.objects.filter(full_name__iexact=full_name).first()
+    probe = Issue(repository_id=found.pk if found else None)
+    owners, _ = owners_of(
+        probe, IssueFacts(component=(component or "").lower(), component_sure=True)
+    )
+    return _emails(owners) or list(settings.RESPONSE_DIGEST_RECIPIENTS)
 
 
 def _slack_escape(text: str) -> str:

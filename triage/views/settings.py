@@ -6,6 +6,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
@@ -54,7 +55,9 @@ def preferences(request):
 def github_writes_switch(request):
     """Stop every write to GitHub at once (what waits is skipped): any triager may, as an
     emergency brake; allowing writes again is an admin's (change the write switch)."""
-    stopped = request.POST.get("stopped") == "1"
+    if request.POST.get("stopped") not in ("0", "1"):
+        return HttpResponseBadRequest("say stopped=1 (stop every write) or stopped=0 (allow)")
+    stopped = request.POST["stopped"] == "1"
     if not stopped and not request.user.has_perm("triage.change_writeswitch"):
         raise PermissionDenied("only an admin allows writes to GitHub again")
     skipped = outbox.writes_stop(
