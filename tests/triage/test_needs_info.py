@@ -282,3 +282,24 @@ def test_the_reporter_answering_restarts_the_clock(
     with django_capture_on_commit_callbacks(execute=True):
         needs_info.needs_info_sweep(now=asked + timedelta(days=24, hours=1))
     assert NeedsInfo.objects.get(issue=issue).state == "reminded"
+
+
+def test_the_command_lists_the_outbox_and_previews_needs_info_without_writing(
+    make, emulator, repository, django_capture_on_commit_callbacks
+):
+    import io
+
+    from django.core.management import call_command
+
+    asked = bug(make, emulator, repository, 30, BARE_REPORT)
+    refresh(asked, django_capture_on_commit_callbacks)
+    bug(make, emulator, repository, 31, BARE_REPORT.replace("hipMemcpy", "hipMalloc"))
+    out = io.StringIO()
+    call_command("github_writes", REPO, "--status", "done", stdout=out)
+    assert "done     comment on ROCm/ROCm#30" in out.getvalue()
+    assert "2 write(s)" in out.getvalue()
+    requests = emulator.count()
+    out = io.StringIO()
+    call_command("github_writes", REPO, "--preview-needs-info", stdout=out)
+    assert "would ask ROCm/ROCm#31: gpu, rocm_version, os, steps, rocminfo" in out.getvalue()
+    assert emulator.count() == requests and GitHubWrite.objects.count() == 2

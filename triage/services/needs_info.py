@@ -93,7 +93,7 @@ def _is_bug(issue: Issue) -> bool:
     return kind is not None and kind.label == "bug" and not kind.needs_triage
 
 
-def _eligible(issue: Issue, now) -> str:
+def eligible(issue: Issue, now) -> str:
     """Why the rule leaves this issue alone ("" when it may ask)."""
     if issue.is_pull_request or issue.deleted_at or issue.state != Issue.State.OPEN:
         return "not an open issue"
@@ -227,7 +227,7 @@ def needs_info_refresh(*, ids: list[int]) -> NeedsInfoReport:
                 if changed:
                     report.note(changed, issue, ", ".join(missing) or "nothing missing")
             continue
-        if _eligible(issue, now):
+        if eligible(issue, now):
             continue
         missing = completeness(issue).missing
         if missing:
