@@ -184,7 +184,10 @@ def writeback_labels(self, ids: list[int]) -> str:
     """The automatic label write-back after classification (opted-in repositories only)."""
     from triage.services import writeback
 
-    report = writeback.labels_writeback(issue_ids=list(ids), origin="automatic")
+    try:
+        report = writeback.labels_writeback(issue_ids=list(ids), origin="automatic")
+    except writeback.WritebackDisabled as exc:  # every write to GitHub is stopped
+        return str(exc)
     if report.rate_limited is not None and not self.request.is_eager:
         countdown = sync.retry_countdown(report.rate_limited.seconds_to_wait())
         raise self.retry(exc=report.rate_limited, countdown=countdown)

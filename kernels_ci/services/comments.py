@@ -1,6 +1,7 @@
 """The optional comment back on GitHub with an attempt's result (off by default).
 
 settings.KERNELS_CI_GITHUB_COMMENT: empty (off), "*" (every repository) or a list of OWNER/NAME.
+The switch that stops every write to GitHub (triage.services.outbox.writes_stopped) stops it too.
 One comment per finished attempt, claimed with a conditional update so a redelivered task never
 posts twice. Not posted: infra errors (our runner failed, nothing about the reporter's bug) and
 nightly re-runs whose outcome is the same as the attempt before (only a silent fix or a
@@ -21,6 +22,7 @@ from kernels_ci.models import Bisection, ReproRun
 from kernels_ci.selectors import case_scope
 from kernels_ci.verification import verification_of_runs
 from triage.models import RepositoryFormerName
+from triage.services import outbox
 from triage.sources.github.client import (
     GitHubError,
     RateLimited,
@@ -125,6 +127,10 @@ def run_comment_post(*, run_id: int) -> str:
     run = ReproRun.objects.select_related("case__issue__repository").get(id=run_id)
     repository = run.case.issue.repository.full_name
     if not comments_enabled_for(repository) or not _newsworthy(run):
+        return ""
+    stopped = outbox.writes_stopped()
+    if stopped:  # the one switch stops this write too
+        logger.warning("repro run %s: no comment: %s", run.pk, stopped)
         return ""
     claimed = ReproRun.objects.filter(id=run.pk, commented_at__isnull=True).update(
         commented_at=timezone.now()

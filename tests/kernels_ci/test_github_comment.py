@@ -106,3 +106,16 @@ def test_a_failed_post_releases_the_claim_for_a_retry(github, case, settings):
     assert run_comment_post(run_id=run.pk).endswith(
         "#issuecomment-" + str(comments_on_77(github)[0]["id"])
     )
+
+
+def test_the_switch_that_stops_every_write_stops_the_repro_comment(
+    github, case, settings, django_capture_on_commit_callbacks
+):
+    settings.KERNELS_CI_GITHUB_COMMENT = ["*"]
+    settings.GITHUB_WRITES_STOPPED = True
+    with django_capture_on_commit_callbacks(execute=True):
+        run = finish(case)
+    assert run_comment_post(run_id=run.pk) == ""
+    assert comments_on_77(github) == []
+    run.refresh_from_db()
+    assert run.commented_at is None, "not claimed: it may go out once writes are allowed"

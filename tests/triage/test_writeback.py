@@ -252,3 +252,17 @@ def test_the_admin_shows_the_audit_log_read_only_and_the_opt_in(
     assert change.status_code == 200 and 'name="label"' not in change.content.decode()
     form = admin_client.get(f"/admin/triage/repository/{repository.pk}/change/")
     assert 'name="label_writeback"' in form.content.decode()
+
+
+def test_the_switch_that_stops_every_write_stops_label_writeback(
+    make, emulator, repository, triager
+):
+    from triage.services import outbox
+    from triage.tasks import writeback_labels
+
+    issue = open_issue(make, emulator, 30, kind=("bug", 0.99))
+    outbox.writes_stop(user=triager, reason="incident")
+    with pytest.raises(CommandError, match="stopped by tess"):
+        run(REPO)
+    assert "stopped by tess" in writeback_labels(ids=[issue.pk])
+    assert posts(emulator) == [] and not LabelWriteback.objects.exists()

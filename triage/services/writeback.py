@@ -13,6 +13,9 @@ Never twice: a label applied once (a LabelWriteback row `applied`, unique per is
 is done for good, so a label a maintainer removed is not added again. An issue that already
 carries a label of the same kind (someone labelled it) is left alone.
 
+The switch that stops every write to GitHub (triage.services.outbox.writes_stopped) stops this
+too: the run refuses to start (WritebackDisabled) and the automatic step writes nothing.
+
 Every decision is in the audit log (LabelWriteback): planned (dry run), applied, skipped (once
 per issue, model and label), failed (the next run tries again: adding a label GitHub already has
 changes nothing there). A rate limit stops the run (report.rate_limited); what is done stays.
@@ -37,7 +40,7 @@ from triage.models import (
     PredictionCorrection,
     Repository,
 )
-from triage.services import training_data
+from triage.services import outbox, training_data
 from triage.sources.github import ingest
 from triage.sources.github.client import GitHubError, GitHubSource, RateLimited
 
@@ -265,6 +268,9 @@ def labels_writeback(
     only those issues (the automatic step after classification); `limit`: at most this many
     labels planned or applied.
     """
+    stopped = "" if dry_run else outbox.writes_stopped()
+    if stopped:  # the one switch stops label write-back too
+        raise WritebackDisabled(stopped)
     if repository is not None and not dry_run and not repository.label_writeback:
         raise WritebackDisabled(
             f"label write-back is off for {repository.full_name}: turn it on in the admin "
