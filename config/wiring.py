@@ -122,6 +122,7 @@ DEMO_LOADERS: list[str] = [
     "triage.services.demo.demo_posts_load",
     "kernels_ci.services.demo.demo_load",
     "releases.services.demo.demo_load",
+    "triage.services.demo.demo_github_actions_load",  # what it would do on GitHub (dry run)
     "triage.services.demo.demo_prioritize",  # last: every stage's priority parts in place
 ]
 

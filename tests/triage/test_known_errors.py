@@ -133,6 +133,7 @@ def test_a_repository_that_opted_in_gets_the_answer_without_a_click(
     assert found.answered == ["ROCm/ROCm#10 ~ no binary for the GPU"]
     assert len(emulator.comments(REPO, 10)) == 1
     assert GitHubWrite.objects.get().decided_by == "rule known-error no binary for the GPU"
+    assert not PredictionCorrection.objects.exists(), "a rule is not a triager's decision"
 
 
 @pytest.mark.parametrize(

@@ -147,12 +147,15 @@ def known_errors_match(*, ids: list[int]) -> MatchReport:
 
 @transaction.atomic
 def known_error_answer(*, match: KnownErrorMatch, user) -> GitHubWrite:
-    """Post the signature's answer and record "duplicate of the canonical issue"."""
+    """Post the signature's answer; a triager's click also records "duplicate of the canonical
+    issue" as their decision (a training label). The rule's own answer records no decision:
+    the model never learns from the rule as if a person had confirmed it."""
     signature, issue = match.signature, match.issue
     canonical = signature.canonical.reference
-    classification.prediction_correct(
-        issue=issue, model_name="duplicates", label=canonical, user=user
-    )
+    if user is not None:
+        classification.prediction_correct(
+            issue=issue, model_name="duplicates", label=canonical, user=user
+        )
     by = user.get_username() if user else f"rule known-error {signature.name}"
     body = reply_templates.render_text(
         signature.answer,
