@@ -46,7 +46,7 @@ def test_the_queue_shows_the_needs_info_clock_and_filters_on_it(triager_client, 
 def test_the_issue_page_shows_a_failed_write_with_githubs_message(triager_client, waiting):
     url = reverse("issue-detail", args=["ROCm", "ROCm", 31])
     page = triager_client.get(url).content.decode()
-    assert "On GitHub" in page and "Missing: rocm_version, os." in page
+    assert "On GitHub" in page and "Missing: rocm version, os." in page
     assert "GitHub answered 403: Resource not accessible by integration" in page
     assert "add labels needs info to ROCm/ROCm#31" in page
 
