@@ -18,7 +18,6 @@ severity. Every alert is recorded once per issue and kind (OwnerNotification).
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -122,6 +121,14 @@ def _facts(issue: Issue) -> IssueFacts:
     )
 
 
+def _glob(pattern: str):
+    """A rule's pattern (`*` and `?` as in file names, any case) as an RE2 pattern: linear."""
+    parts = [
+        ".*" if c == "*" else "." if c == "?" else linear_re.escape(c) for c in pattern.lower()
+    ]
+    return linear_re.compile("^" + "".join(parts) + "$", linear_re.S)
+
+
 def _matches(rule: OwnershipRule, facts: IssueFacts) -> bool:
     pattern = rule.pattern.strip().lower()
     if rule.kind == OwnershipRule.Kind.COMPONENT:
@@ -130,7 +137,8 @@ def _matches(rule: OwnershipRule, facts: IssueFacts) -> bool:
         values, pattern = [f.lower() for f in facts.families], pattern.replace(" ", "")
     else:
         values = [label.lower() for label in facts.labels]
-    return any(fnmatch.fnmatchcase(value, pattern) for value in values)
+    glob = _glob(pattern)
+    return any(glob.match(value) for value in values)
 
 
 def owners_of(
