@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.fakes.github_api import github_for_settings
@@ -168,3 +170,32 @@ def test_releases_commands_target_the_train(
     assert issue.targets.get().train_version == "7.9"
     assert issue.backports.get().reason == "/backport by @maintainer1"
     assert GitHubWrite.objects.filter(operation="react").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_command_delivered_by_webhook_is_acted_on_and_acknowledged(client, settings, emulator):
+    """The whole path: a signed issue_comment delivery -> ingestion -> the pipeline's
+    run_comment_commands -> the decision -> the outbox -> PyGithub -> a reaction on GitHub."""
+    from tests.fakes.github_webhooks import delivery_headers, fixture_payload
+    from triage.models import Repository
+
+    settings.GITHUB_WEBHOOK_SECRET = "cc-secret"
+    Repository.objects.create(
+        full_name=REPO, github_actions=["commands.reply"], github_dry_run=False
+    )
+    emulator.add_issue(REPO, number=4321, title="gemm NaN", user="reporter1")
+    on_github = emulator.add_comment(REPO, 4321, body="/kind bug", user="rocm-triager")
+    payload = fixture_payload("issue_comment__created")
+    payload["comment"].update(id=on_github["id"], body="/kind bug", author_association="MEMBER")
+    body = json.dumps(payload).encode()
+    headers = delivery_headers("issue_comment", body, "cc-secret", None)
+    headers.pop("Content-Type")
+    for _ in range(2):  # GitHub redelivers: acted on once
+        answer = client.post(
+            "/webhooks/github/", data=body, content_type="application/json", headers=headers
+        )
+        assert answer.status_code in (200, 202)
+    correction = PredictionCorrection.objects.get(model_name="kind")
+    assert (correction.after, correction.github_login) == ("bug", "rocm-triager")
+    [reaction] = emulator.reactions(REPO, comment_id=on_github["id"])
+    assert (reaction["content"], reaction["user"]["login"]) == ("+1", BOT)
