@@ -133,16 +133,7 @@ def readiness_build(
         }
         for link, state in selectors.unapproved_release_fixes(series, train.version, moment=moment)
     ]
-    missed = [
-        {
-            "issue": link.issue.reference,
-            "title": link.issue.title,
-            "url": selectors.github_url(link.issue),
-            "pull_request": link.pull_request.reference,
-            "fixed_in": link.train_version,
-        }
-        for link in selectors.missed_backports(series, train, moment)
-    ]
+    missed = selectors.missed_backport_rows(series, train, moment)
     reported_again = selectors.reported_again(series, train, moment)
     punts = [
         {"issue": p.issue.reference, "to": p.to_version, "at": p.created_at.date().isoformat()}

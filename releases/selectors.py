@@ -505,6 +505,20 @@ def missed_backports(series: ReleaseSeries, train, moment: datetime) -> list[Fix
     return list(first.values())
 
 
+def missed_backport_rows(series: ReleaseSeries, train, moment: datetime) -> list[dict]:
+    """missed_backports as the readiness report and the train page show them."""
+    return [
+        {
+            "issue": link.issue.reference,
+            "title": link.issue.title,
+            "url": github_url(link.issue),
+            "pull_request": link.pull_request.reference,
+            "fixed_in": link.train_version,
+        }
+        for link in missed_backports(series, train, moment)
+    ]
+
+
 def _previous_train(series: ReleaseSeries, train):
     before = None
     for candidate in calendar.iter_trains(series.spec()):

@@ -79,6 +79,7 @@ def train_detail(request, version: str):
             "report": report,
             "burndown": burndown,
             "backports": selectors.backports_of_train(series, train.version),
+            "missed": report["missed_backports"],
         },
     )
 

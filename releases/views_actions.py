@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -77,7 +78,11 @@ def _answer(request, *, series, version="", ok: bool, message: str, partial=None
 
 def _backports_context(series, version: str) -> dict:
     train = selectors.train_get(series, version)
-    return {"train": train, "backports": selectors.backports_of_train(series, train.version)}
+    return {
+        "train": train,
+        "backports": selectors.backports_of_train(series, train.version),
+        "missed": selectors.missed_backport_rows(series, train, timezone.now()),
+    }
 
 
 @login_required

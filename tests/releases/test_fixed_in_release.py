@@ -110,3 +110,27 @@ def test_a_fixed_issue_reported_again_on_its_release_is_flagged_in_the_next_trai
         ("ROCm/ROCm#62", "ROCm/ROCm#60", "7.8.0")
     ]
     assert report["counts"]["reported_again"] == 1
+
+
+def test_the_train_page_proposes_a_missed_backport_for_nomination(
+    make, series, release_manager_client, monkeypatch
+):
+    import releases.views_actions as actions
+
+    issue = make.issue(number=70, title="hipMemcpyAsync crash", created_at=CREATED)
+    target_set(issue=issue, series=series, version="7.9")
+    fix(make, 71, 70, datetime(2026, 12, 15, tzinfo=UTC))
+    monkeypatch.setattr(actions.timezone, "now", lambda: datetime(2026, 12, 16, tzinfo=UTC))
+    answer = release_manager_client.post(
+        "/releases/7.9/backports/",
+        {"series": "rocm", "issue": "ROCm/ROCm#99", "reason": ""},
+        HTTP_HX_REQUEST="true",
+    )
+    page = answer.content.decode()
+    assert "Missed backports" in page and "fixed by ROCm/ROCm#71 in 7.10" in page
+    release_manager_client.post(
+        "/releases/7.9/backports/",
+        {"series": "rocm", "issue": "ROCm/ROCm#70", "reason": "missed backport"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert issue.backports.get().train_version == "7.9"
