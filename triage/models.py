@@ -767,6 +767,9 @@ class UserPreference(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference"
     )
     time_zone = models.CharField(max_length=64, default="UTC")
+    github_login = models.CharField(
+        max_length=39, blank=True, default="", help_text="for 'My issues': assigned or owned"
+    )
 
     def __str__(self) -> str:
         return f"preferences of {self.user_id}"

@@ -29,6 +29,11 @@ urlpatterns = [
     path("models/", classifier_models.models_overview, name="models"),
     path("models/retrain/", classifier_models.models_retrain, name="models-retrain"),
     path(
+        "issues/<str:owner>/<str:name>/<int:number>/assignees/",
+        classification.issue_assignees_set,
+        name="issue-assignees-set",
+    ),
+    path(
         "known-errors/<int:pk>/decide/",
         classification.known_error_decide,
         name="known-error-decide",

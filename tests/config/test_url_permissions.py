@@ -42,6 +42,7 @@ ACTIONS = {  # url name -> the permission a POST needs
     "post-sentiment-decide": TRIAGE,
     "models-retrain": TRIAGE,
     "known-error-decide": TRIAGE,
+    "issue-assignees-set": TRIAGE,
     "github-writes-switch": TRIAGE,  # to stop; allowing writes again is an admin's
     "repro-case-approve": APPROVE_REPRO,
     "api-repro-case-approve": APPROVE_REPRO,

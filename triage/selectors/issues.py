@@ -227,6 +227,21 @@ def untriaged() -> Q:
     return Q(Exists(unsure)) | (~Q(Exists(has_kind)) & ~Q(Exists(labelled)))
 
 
+def owned_components(login: str) -> list[str]:
+    """The components (as predicted, lower case) that the ownership rules give this login."""
+    from triage.services.ownership import rule_globs_naming
+
+    globs = rule_globs_naming(login)
+    if not globs:
+        return []
+    labels = set(
+        IssuePrediction.objects.filter(model_name="component")
+        .values_list("label", flat=True)
+        .distinct()
+    )
+    return sorted(label for label in labels if any(g.match(label.lower()) for g in globs))
+
+
 def triage_queue(
     *,
     repo: str = "",
@@ -237,13 +252,16 @@ def triage_queue(
     needs_triage: bool = False,
     has_repro: bool = False,
     needs_info: bool = False,
+    assignee: str = "",
+    mine: str = "",
     q: str = "",
 ) -> QuerySet[Issue]:
     """Open issues, highest priority first (unprioritized last), with their predictions.
 
     `has_repro` keeps the issues that wiring.QUEUE_FILTERS["has_repro"] names (a later stage,
     kernels_ci, says which issues have a reproducer); `needs_info` those waiting for their
-    reporter (QUEUE_FILTERS["needs_info"])."""
+    reporter (QUEUE_FILTERS["needs_info"]); `assignee` those assigned to that GitHub login;
+    `mine` (a GitHub login) those assigned to it or of a component its ownership rules give it."""
     issues = Issue.objects.filter(
         deleted_at__isnull=True, is_pull_request=False, state=Issue.State.OPEN
     )
@@ -271,11 +289,29 @@ def triage_queue(
         dotted = wiring.QUEUE_FILTERS.get(name)
         if wanted and dotted:
             issues = issues.filter(pk__in=wiring.load(dotted)())
+    if assignee:
+        issues = issues.filter(
+            Exists(
+                Issue.assignees.through.objects.filter(
+                    issue_id=OuterRef("pk"), person__login__iexact=assignee
+                )
+            )
+        )
+    if mine:
+        assigned = Exists(
+            Issue.assignees.through.objects.filter(
+                issue_id=OuterRef("pk"), person__login__iexact=mine
+            )
+        )
+        owned = owned_components(mine)
+        issues = issues.filter(
+            assigned | predicted("component", label__in=owned) if owned else assigned
+        )
     issues = text_search(issues, q)
     return (
         issues.select_related("repository", "author", "priority")
         .defer("body", "search_vector")
-        .prefetch_related("predictions")
+        .prefetch_related("predictions", "assignees")
         .order_by("-priority_score", "-updated_at", "id")  # the index issue_queue_idx
     )
 

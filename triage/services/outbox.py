@@ -32,7 +32,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from triage.models import GitHubWrite, Issue, Repository, WriteSwitch
-from triage.sources.github import ingest
+from triage.services import upsert
+from triage.sources.github import ingest, records
 from triage.sources.github.client import (
     GitHubError,
     GitHubSource,
@@ -54,6 +55,7 @@ ACTIONS: dict[str, str] = {
     "needs_info.close": "close as not planned NEEDS_INFO_CLOSE_DAYS after the reminder",
     "commands.reply": "acknowledge a comment command with a reaction, or reply why it was refused",
     "commands.assign": "assign on GitHub whom /assign names",
+    "dashboard.assign": "assign and unassign from the dashboard (the issue page, the queue)",
     "ownership.assign": "assign an issue to its owners (users, not teams) once its component is "
     "confident or decided",
     "releases.fixed_comment": "tell each issue whose fix ships in a released train",
@@ -374,9 +376,17 @@ def _remove_label(row, source):
     return f"removed {label!r}", None
 
 
+def _mirror_assignees(row: GitHubWrite, issue_data) -> None:
+    """Put GitHub's answer (the issue's assignees now) on our copy."""
+    people = [records.person(a) for a in (issue_data or {}).get("assignees") or []]
+    pks = upsert.persons_upsert(people=people)
+    row.issue.assignees.set(list(pks.values()))
+
+
 def _assign(row, source):
     wanted = row.payload["assignees"]
     page = source.post(f"{_issue_path(row)}/assignees", {"assignees": wanted})
+    _mirror_assignees(row, page.items)
     now = {a["login"].lower() for a in (page.items or {}).get("assignees") or []}
     refused = [login for login in wanted if login.lower() not in now]
     if refused:  # GitHub ignores logins that may not be assigned, with a 201
@@ -386,6 +396,7 @@ def _assign(row, source):
 
 def _unassign(row, source):
     page = source.delete(f"{_issue_path(row)}/assignees", {"assignees": row.payload["assignees"]})
+    _mirror_assignees(row, page.items)
     now = sorted(a["login"] for a in (page.items or {}).get("assignees") or [])
     return f"assignees now: {', '.join(now) or 'none'}", None
 

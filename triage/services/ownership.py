@@ -129,6 +129,13 @@ def _glob(pattern: str):
     return linear_re.compile("^" + "".join(parts) + "$", linear_re.S)
 
 
+def rule_globs_naming(login: str) -> list:
+    """The patterns of the component rules that name this login (the queue's "My issues")."""
+    login = login.lstrip("@").lower()
+    rules = OwnershipRule.objects.filter(kind=OwnershipRule.Kind.COMPONENT)
+    return [_glob(r.pattern) for r in rules if login in (o.lower() for o in r.owner_list())]
+
+
 def _matches(rule: OwnershipRule, facts: IssueFacts) -> bool:
     pattern = rule.pattern.strip().lower()
     if rule.kind == OwnershipRule.Kind.COMPONENT:

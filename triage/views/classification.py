@@ -15,11 +15,11 @@ from django.views.decorators.http import require_POST, require_safe
 
 from classifiers import registry
 from config import linear_re, wiring
-from triage.models import KnownErrorMatch
+from triage.models import KnownErrorMatch, UserPreference
 from triage.panels.classification import classification_panel
 from triage.permissions import TRIAGE
 from triage.selectors import issues as selectors
-from triage.services import classification, known_errors, priority, saved_views
+from triage.services import assignment, classification, known_errors, priority, saved_views
 
 PLACEHOLDERS = linear_re.compile("OWNER|NAME|999999999|MODEL")
 QUEUE_PER_PAGE = 25  # each row carries its actions: a page a triager works through
@@ -45,6 +45,10 @@ class QueueFilterForm(forms.Form):
     needs_triage = forms.BooleanField(required=False, label="Needs triage")
     has_repro = forms.BooleanField(required=False, label="Has a reproducer")
     needs_info = forms.BooleanField(required=False, label="Waiting for the reporter")
+    assignee = forms.RegexField(
+        r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$", required=False, max_length=40, label="Assignee"
+    )
+    mine = forms.BooleanField(required=False, label="My issues")
     q = forms.CharField(required=False, max_length=200, label="Search")
 
     FIELDS = (
@@ -56,12 +60,17 @@ class QueueFilterForm(forms.Form):
         "needs_triage",
         "has_repro",
         "needs_info",
+        "assignee",
+        "mine",
     )
 
-    def filters(self) -> dict:
+    def filters(self, *, login: str = "") -> dict:
+        """The selector's arguments; `mine` becomes the user's GitHub login (preferences)."""
         data = {name: "" for name in (*self.FIELDS, "q")}
-        data.update(needs_triage=False, has_repro=False, needs_info=False)
+        data.update(needs_triage=False, has_repro=False, needs_info=False, mine=False)
         data.update(getattr(self, "cleaned_data", {}))
+        data["assignee"] = (data.get("assignee") or "").lstrip("@")
+        data["mine"] = login if data.get("mine") else ""
         return data
 
 
@@ -85,7 +94,10 @@ def triage_queue(request):
     form = QueueFilterForm(request.GET or None)
     if form.is_bound:
         form.is_valid()
-    issues = selectors.triage_queue(**form.filters())
+    preference = UserPreference.objects.filter(user=request.user).first()
+    login = preference.github_login if preference else ""
+    filters = form.filters(login=login)
+    issues = selectors.triage_queue(**filters)
     page = Paginator(issues, QUEUE_PER_PAGE).get_page(request.GET.get("page"))
     rows = queue_rows(list(page.object_list), request=request)
     context = {
@@ -97,6 +109,7 @@ def triage_queue(request):
         "saved_views": selectors.saved_views(user=request.user, page="triage-queue"),
         "saved_view_form": SavedViewForm(),
         "query": _queue_query(request),
+        "mine_without_login": bool(form.is_bound and form.data.get("mine") and not login),
     }
     return render(request, "triage/triage_queue.html", context)
 
@@ -242,3 +255,28 @@ def known_error_decide(request, pk: int):
         messages.success(request, f"Dismissed {match.signature.name!r}.")
     issue = match.issue
     return redirect("issue-detail", issue.repository.owner, issue.repository.name, issue.number)
+
+
+@login_required
+@require_POST
+@permission_required(TRIAGE, raise_exception=True)
+def issue_assignees_set(request, owner: str, name: str, number: int):
+    """Assign (field `assign`: logins) or unassign (field `unassign`) on GitHub."""
+    issue = selectors.issue_detail(owner=owner, name=name, number=number)
+    unassign = bool(request.POST.get("unassign"))
+    try:
+        logins = assignment.logins_parse(request.POST.get("unassign") or request.POST.get("assign"))
+        write = assignment.issue_assignees_change(
+            issue=issue, logins=logins, user=request.user, unassign=unassign
+        )
+    except assignment.AssignmentError as exc:
+        messages.error(request, str(exc))
+    else:
+        verb = "Unassigning" if unassign else "Assigning"
+        if write.status == write.Status.PENDING:
+            messages.success(request, f"{verb} {', '.join(logins)} on GitHub.")
+        else:
+            messages.warning(
+                request, f"{verb} {', '.join(logins)}: {write.get_status_display()}: {write.detail}"
+            )
+    return redirect("issue-detail", owner, name, number)

@@ -25,6 +25,15 @@ class PreferenceForm(forms.Form):
         label="Time zone",
         help_text="Dates and times on every page are shown in it.",
     )
+    github_login = forms.RegexField(
+        r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$",
+        required=False,
+        max_length=39,
+        label="Your GitHub login",
+        help_text="The queue's 'My issues' shows the issues assigned to it on GitHub and those "
+        "of the components the ownership rules give it.",
+        error_messages={"invalid": "A GitHub login: letters, digits and dashes."},
+    )
 
 
 @require_safe
@@ -39,11 +48,19 @@ def settings_overview(request):
 def preferences(request):
     current = UserPreference.objects.filter(user=request.user).first()
     form = PreferenceForm(
-        request.POST or None, initial={"time_zone": current.time_zone if current else "UTC"}
+        request.POST or None,
+        initial={
+            "time_zone": current.time_zone if current else "UTC",
+            "github_login": current.github_login if current else "",
+        },
     )
     if request.method == "POST" and form.is_valid():
         UserPreference.objects.update_or_create(
-            user=request.user, defaults={"time_zone": form.cleaned_data["time_zone"]}
+            user=request.user,
+            defaults={
+                "time_zone": form.cleaned_data["time_zone"],
+                "github_login": form.cleaned_data["github_login"],
+            },
         )
         messages.success(request, f"Times are now shown in {form.cleaned_data['time_zone']}.")
         return redirect("preferences")
