@@ -33,6 +33,7 @@ urlpatterns = [
         classification.issue_assignees_set,
         name="issue-assignees-set",
     ),
+    path("decisions/<int:pk>/undo/", classification.decision_undo, name="decision-undo"),
     path(
         "known-errors/<int:pk>/decide/",
         classification.known_error_decide,

@@ -43,6 +43,7 @@ ACTIONS = {  # url name -> the permission a POST needs
     "models-retrain": TRIAGE,
     "known-error-decide": TRIAGE,
     "issue-assignees-set": TRIAGE,
+    "decision-undo": TRIAGE,
     "github-writes-switch": TRIAGE,  # to stop; allowing writes again is an admin's
     "repro-case-approve": APPROVE_REPRO,
     "api-repro-case-approve": APPROVE_REPRO,

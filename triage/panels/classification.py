@@ -5,6 +5,7 @@ from __future__ import annotations
 from classifiers import registry
 from triage.panels import Panel
 from triage.selectors import issues as selectors
+from triage.services import classification
 
 # The environment's values, as the issue page names them (evidence key, label).
 ENVIRONMENT_VALUES = (
@@ -56,6 +57,7 @@ def classification_panel(*, issue, request) -> Panel | None:
         )
     environment = predictions.get("environment")
     duplicates = predictions.get("duplicates")
+    undo = classification.undoable_corrections(issue_ids=[issue.id], user=request.user)
     return Panel(
         title="Classification and priority",
         template="triage/panels/classification.html",
@@ -69,6 +71,7 @@ def classification_panel(*, issue, request) -> Panel | None:
                 part.get("name") == "override" for part in getattr(data["priority"], "parts", [])
             ),
             "corrections": data["corrections"],
+            "undo": undo.get(issue.id),
         },
     )
 

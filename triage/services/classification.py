@@ -29,7 +29,14 @@ from classifiers.facts import IssueFacts, Reach
 from classifiers.features import body_clean, issue_text
 from classifiers.text_classifier import TrainingDataError
 from config import linear_re
-from triage.models import Comment, Issue, IssuePrediction, Post, PredictionCorrection
+from triage.models import (
+    Comment,
+    Issue,
+    IssuePrediction,
+    Post,
+    PredictionCorrection,
+    TriageAction,
+)
 from triage.services import priority, training_data
 
 logger = logging.getLogger(__name__)
@@ -404,6 +411,75 @@ def prediction_correct(
     else:
         priority.issues_prioritize(ids=[issue.id])
     return correction
+
+
+UNDO_WINDOW = timedelta(minutes=10)
+
+
+class UndoError(ValueError):
+    pass
+
+
+def undoable_corrections(*, issue_ids: list[int], user) -> dict[int, PredictionCorrection]:
+    """{issue id: the decision this user may still undo there}: their latest, within
+    UNDO_WINDOW, that is still the latest decision of its model on the issue."""
+    if not user or not user.is_authenticated:
+        return {}
+    since = timezone.now() - UNDO_WINDOW
+    recent = PredictionCorrection.objects.filter(
+        issue_id__in=issue_ids, created_at__gte=since
+    ).order_by("created_at", "id")
+    latest: dict[tuple[int, str], PredictionCorrection] = {}
+    for row in recent:
+        latest[(row.issue_id, row.model_name)] = row
+    mine: dict[int, PredictionCorrection] = {}
+    for (issue_id, _), row in latest.items():
+        if row.user_id == user.pk and (issue_id not in mine or row.pk > mine[issue_id].pk):
+            mine[issue_id] = row
+    return mine
+
+
+@transaction.atomic
+def decision_undo(*, correction: PredictionCorrection, user) -> str:
+    """Take back one's own decision: the decision goes (it no longer trains anything) and the
+    prediction is made again as if it had not been; recorded as "decision.undo"."""
+    if correction.pk not in {
+        c.pk for c in undoable_corrections(issue_ids=[correction.issue_id], user=user).values()
+    }:
+        raise UndoError(
+            "only your own latest decision on an issue can be undone, within "
+            f"{int(UNDO_WINDOW.total_seconds() // 60)} minutes"
+        )
+    issue, model_name = correction.issue, correction.model_name
+    TriageAction.objects.create(
+        issue=issue,
+        actor=user,
+        action="decision.undo",
+        before={"model": model_name, "before": correction.before, "after": correction.after},
+    )
+    correction.delete()
+    if model_name == priority.OVERRIDE_MODEL:
+        priority.issues_prioritize(ids=[issue.id])
+        return "Priority override undone."
+    decided = IssuePrediction.objects.filter(issue=issue, model_name=model_name).first()
+    evidence = dict(decided.evidence) if decided and isinstance(decided.evidence, dict) else {}
+    evidence.pop("decided_by", None)
+    IssuePrediction.objects.filter(issue=issue, model_name=model_name).delete()
+    issues_classify(ids=[issue.id], models=(model_name, *_following(model_name)))
+    restored = IssuePrediction.objects.filter(issue=issue, model_name=model_name).first()
+    if restored is None and correction.before:  # no model to ask again: what it said before
+        restored = IssuePrediction.objects.create(
+            issue=issue,
+            model_name=model_name,
+            model_version=correction.model_version,
+            label=correction.before,
+            confidence=correction.before_confidence or 0.0,
+            needs_triage=True,
+            evidence=evidence,
+        )
+        priority.issues_prioritize(ids=[issue.id])
+    label = restored.label if restored else ""
+    return f"{model_name} decision undone: back to {label or 'no prediction'}."
 
 
 def _following(model_name: str) -> tuple[str, ...]:

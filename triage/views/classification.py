@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from classifiers import registry
 from config import linear_re, wiring
-from triage.models import KnownErrorMatch, UserPreference
+from triage.models import KnownErrorMatch, PredictionCorrection, UserPreference
 from triage.panels.classification import classification_panel
 from triage.permissions import TRIAGE
 from triage.selectors import issues as selectors
@@ -158,7 +158,7 @@ def cells_of_rows(*, issue_ids: list[int], request) -> list[dict]:
     ]
 
 
-def queue_row_response(request, issue):
+def queue_row_response(request, issue, *, undo: bool = True):
     issue = selectors.triage_queue_issue(issue_id=issue.id)
     # What was decided shows in the row it was decided in, once: read here, the messages would
     # otherwise wait for the next full page (and pile up there).
@@ -166,7 +166,14 @@ def queue_row_response(request, issue):
     if issue is None:  # no longer in the queue (closed, say): the row goes
         return HttpResponse("")
     row = queue_rows([issue], request=request)[0]
-    return render(request, "triage/_queue_row.html", {"row": row, "decided": decided})
+    undoable = (
+        classification.undoable_corrections(issue_ids=[issue.id], user=request.user).get(issue.id)
+        if undo
+        else None
+    )
+    return render(
+        request, "triage/_queue_row.html", {"row": row, "decided": decided, "undo": undoable}
+    )
 
 
 @require_POST
@@ -280,3 +287,29 @@ def issue_assignees_set(request, owner: str, name: str, number: int):
                 request, f"{verb} {', '.join(logins)}: {write.get_status_display()}: {write.detail}"
             )
     return redirect("issue-detail", owner, name, number)
+
+
+@login_required
+@require_POST
+@permission_required(TRIAGE, raise_exception=True)
+def decision_undo(request, pk: int):
+    """Take back one's own latest decision on an issue (within the undo window)."""
+    correction = get_object_or_404(
+        PredictionCorrection.objects.select_related("issue__repository"), pk=pk
+    )
+    issue = correction.issue
+    try:
+        messages.success(
+            request, classification.decision_undo(correction=correction, user=request.user)
+        )
+    except classification.UndoError as exc:
+        messages.error(request, str(exc))
+    if request.headers.get("HX-Request") and request.POST.get("partial") == "queue-row":
+        return queue_row_response(request, issue, undo=False)
+    panel = classification_panel(issue=issue, request=request)
+    if request.headers.get("HX-Request") and panel is not None:
+        return render(
+            request, panel.template, {"issue": issue, "panel": panel, "ctx": panel.context}
+        )
+    repo = issue.repository
+    return redirect("issue-detail", owner=repo.owner, name=repo.name, number=issue.number)
