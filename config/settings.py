@@ -352,6 +352,7 @@ NEEDS_INFO_NEW_DAYS = int(os.environ.get("NEEDS_INFO_NEW_DAYS", "30"))
 NEEDS_INFO_REMIND_DAYS = int(os.environ.get("NEEDS_INFO_REMIND_DAYS", "14"))
 NEEDS_INFO_CLOSE_DAYS = int(os.environ.get("NEEDS_INFO_CLOSE_DAYS", "14"))
 NEEDS_INFO_LABEL = os.environ.get("NEEDS_INFO_LABEL", "needs info")
+NEEDS_INFO_MIN_KIND_CONFIDENCE = float(os.environ.get("NEEDS_INFO_MIN_KIND_CONFIDENCE", "0.7"))
 # ROCm's support matrix (classifiers/support_matrix.py): releases added to or replacing the
 # bundled table, {"linux": {"6.4.0": ["gfx942", ...]}, "windows": {...}}.
 ROCM_SUPPORT_MATRIX: dict = {}

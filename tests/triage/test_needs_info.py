@@ -144,8 +144,9 @@ def test_the_comment_is_edited_as_facts_arrive_then_the_label_goes(
     refresh_environment(issue)
     refresh(issue, django_capture_on_commit_callbacks)
     [comment] = bot_comments(emulator, 22)
-    assert "ROCm version" not in comment["body"] and "rocminfo --support" in comment["body"]
-    assert NeedsInfo.objects.get(issue=issue).missing == ["steps", "rocminfo"]
+    assert "ROCm version" not in comment["body"] and "steps to reproduce" in comment["body"]
+    assert "rocminfo --support" not in comment["body"], "the GPU is named: no report needed"
+    assert NeedsInfo.objects.get(issue=issue).missing == ["steps"]
     # then edits the issue with a script and rocminfo's output
     issue.body = FULL_REPORT
     issue.save()

@@ -169,3 +169,17 @@ def test_the_admins_template_is_the_one_posted(db):
     )
     text = reply_templates.render("needs_info.ask", missing=["a", "b"], reporter="x")
     assert text == "Need: a and b"
+
+
+def test_a_close_takes_githubs_times_so_a_stale_delivery_does_not_reopen_it(issue, emulator):
+    from triage.sources.github import ingest
+
+    stale = emulator.issue(REPO, 7)  # as a delivery sent before the close carries it
+    issue.external_id = str(stale["id"])
+    issue.save(update_fields=["external_id"])
+    deliver(plan(issue, Op.CLOSE, "c", {"state_reason": "not_planned"}, "needs_info.close"))
+    issue.refresh_from_db()
+    assert issue.state == "closed" and issue.closed_at is not None
+    ingest.issues_upsert(repository=issue.repository, items=[stale])
+    issue.refresh_from_db()
+    assert issue.state == "closed"

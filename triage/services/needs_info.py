@@ -89,8 +89,13 @@ def completeness(issue: Issue, comments: list[Comment] | None = None):
 
 
 def _is_bug(issue: Issue) -> bool:
+    """Kind "bug", decided by a triager or predicted at least NEEDS_INFO_MIN_KIND_CONFIDENCE
+    sure (a docs report or a question the model half-calls a bug is not asked for a GPU)."""
     kind = IssuePrediction.objects.filter(issue=issue, model_name="kind").first()
-    return kind is not None and kind.label == "bug" and not kind.needs_triage
+    if kind is None or kind.label != "bug" or kind.needs_triage:
+        return False
+    decided = isinstance(kind.evidence, dict) and kind.evidence.get("decided_by")
+    return bool(decided) or kind.confidence >= settings.NEEDS_INFO_MIN_KIND_CONFIDENCE
 
 
 def eligible(issue: Issue, now) -> str:
@@ -349,6 +354,7 @@ def _tick(state, issue, now, remind, close, with_reproducer, report) -> None:
             {"body": body, "marker": "needs-info-reminder"},
             f"no answer since {reporter_last:%Y-%m-%d}",
             RULE,
+            asked=bool(state.requested_by),
         )
         state.state, state.reminded_at = State.REMINDED, now
         state.save(update_fields=["state", "reminded_at"])
@@ -372,6 +378,7 @@ def _tick(state, issue, now, remind, close, with_reproducer, report) -> None:
         {"body": body, "marker": "needs-info-close"},
         reason,
         RULE,
+        asked=bool(state.requested_by),
     )
     _plan(
         issue,
@@ -381,6 +388,7 @@ def _tick(state, issue, now, remind, close, with_reproducer, report) -> None:
         {"state_reason": "not_planned"},
         reason,
         RULE,
+        asked=bool(state.requested_by),
     )
     state.state, state.closed_at = State.CLOSED, now
     state.save(update_fields=["state", "closed_at"])

@@ -40,6 +40,7 @@ from triage.sources.github.client import (
     RateLimited,
     TransientGitHubError,
 )
+from triage.sources.records import parse_timestamp
 
 logger = logging.getLogger(__name__)
 
@@ -407,9 +408,14 @@ def _set_state(row, source, state: str):
         body["state_reason"] = row.payload.get("state_reason", "completed")
     page = source.patch(_issue_path(row), body)
     data = page.items or {}
-    Issue.objects.filter(pk=row.issue_id).update(
-        state=data.get("state", state), state_reason=data.get("state_reason") or ""
-    )
+    changes = {"state": data.get("state", state), "state_reason": data.get("state_reason") or ""}
+    # GitHub's times too: a stale delivery (older updated_at) must not undo the change here
+    for name in ("updated_at", "closed_at"):
+        if name in data:
+            changes[name] = parse_timestamp(data[name]) if data[name] else None
+    if changes.get("updated_at") is None:
+        changes.pop("updated_at", None)
+    Issue.objects.filter(pk=row.issue_id).update(**changes)
     return f"{data.get('state', state)} ({data.get('state_reason') or '-'})", None
 
 
