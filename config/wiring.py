@@ -94,7 +94,8 @@ QUEUE_ROW_CELLS: list[str] = [
 
 # --- Comment commands of later stages (triage/services/commands.py): {name: handler} -------
 # `fn(*, issue, argument: str, login: str, ref: str) -> str` (what was done), raising
-# triage.services.commands.CommandRefused (its message is the reply).
+# triage.services.commands.CommandRefused (its message is the reply). "target" also takes
+# `user=` (the queue's bulk action, triage/services/bulk.py).
 COMMENT_COMMANDS: dict[str, str] = {
     "target": "releases.commands.target_command",
     "backport": "releases.commands.backport_command",

@@ -26,16 +26,18 @@ def _version(argument: str) -> str:
         raise CommandRefused(f"{word or 'nothing'!r} is not a train version: /target 7.9") from None
 
 
-def target_command(*, issue, argument: str, login: str, ref: str = "") -> str:
+def target_command(*, issue, argument: str, login: str, ref: str = "", user=None) -> str:
+    """`/target 7.9` by a collaborator (`login`), or the queue's bulk action by `user`."""
     series, version = _series(issue), _version(argument)
     before = getattr(issue.targets.filter(series=series).first(), "train_version", "")
     try:
-        targets.target_set(issue=issue, series=series, version=version)
+        targets.target_set(issue=issue, series=series, version=version, user=user)
     except (targets.TargetError, calendar.CalendarError) as exc:
         raise CommandRefused(str(exc)) from None
     TriageAction.objects.create(
         issue=issue,
         action="train.target",
+        actor=user,
         github_login=login,
         before={"train": before},
         after={"train": version, "series": series.name},

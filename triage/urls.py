@@ -21,6 +21,7 @@ urlpatterns = [
     ),
     path("triage/", classification.triage_queue, name="triage-queue"),
     path("triage/views/", classification.saved_view_create, name="saved-view-create"),
+    path("triage/bulk/", classification.triage_bulk, name="triage-bulk-apply"),
     path(
         "triage/views/<int:pk>/delete/",
         classification.saved_view_delete,

@@ -104,3 +104,32 @@
     if (row) { select(row.closest("[data-keynav]"), row); }
   });
 })();
+
+// Bulk selection in the triage queue: a row's checkbox (key s), shift-click selects the range
+// from the last box clicked, and the button says how many are selected.
+(function () {
+  "use strict";
+  var last = null;
+  function boxes() { return Array.prototype.slice.call(document.querySelectorAll("[data-bulk-select]")); }
+  function count() {
+    var n = boxes().filter(function (b) { return b.checked; }).length;
+    Array.prototype.forEach.call(document.querySelectorAll("[data-bulk-count]"), function (el) {
+      el.textContent = String(n);
+    });
+  }
+  document.addEventListener("click", function (event) {
+    var box = event.target;
+    if (!box.matches || !box.matches("[data-bulk-select]")) return;
+    var all = boxes();
+    if (event.shiftKey && last && all.indexOf(last) >= 0) {
+      var a = all.indexOf(last), b = all.indexOf(box);
+      all.slice(Math.min(a, b), Math.max(a, b) + 1).forEach(function (other) { other.checked = box.checked; });
+    }
+    last = box;
+    count();
+  });
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches("[data-bulk-select]")) count();
+  });
+  document.addEventListener("DOMContentLoaded", count);
+})();

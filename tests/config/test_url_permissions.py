@@ -44,6 +44,7 @@ ACTIONS = {  # url name -> the permission a POST needs
     "known-error-decide": TRIAGE,
     "issue-assignees-set": TRIAGE,
     "decision-undo": TRIAGE,
+    "triage-bulk-apply": TRIAGE,
     "github-writes-switch": TRIAGE,  # to stop; allowing writes again is an admin's
     "repro-case-approve": APPROVE_REPRO,
     "api-repro-case-approve": APPROVE_REPRO,

@@ -19,7 +19,14 @@ from triage.models import KnownErrorMatch, PredictionCorrection, UserPreference
 from triage.panels.classification import classification_panel
 from triage.permissions import TRIAGE
 from triage.selectors import issues as selectors
-from triage.services import assignment, classification, known_errors, priority, saved_views
+from triage.services import (
+    assignment,
+    bulk,
+    classification,
+    known_errors,
+    priority,
+    saved_views,
+)
 
 PLACEHOLDERS = linear_re.compile("OWNER|NAME|999999999|MODEL")
 QUEUE_PER_PAGE = 25  # each row carries its actions: a page a triager works through
@@ -110,6 +117,7 @@ def triage_queue(request):
         "saved_view_form": SavedViewForm(),
         "query": _queue_query(request),
         "mine_without_login": bool(form.is_bound and form.data.get("mine") and not login),
+        "bulk_actions": bulk.ACTIONS,
     }
     return render(request, "triage/triage_queue.html", context)
 
@@ -313,3 +321,25 @@ def decision_undo(request, pk: int):
         )
     repo = issue.repository
     return redirect("issue-detail", owner=repo.owner, name=repo.name, number=issue.number)
+
+
+@login_required
+@require_POST
+@permission_required(TRIAGE, raise_exception=True)
+def triage_bulk(request):
+    """One action on the selected issues of the queue; back to the queue as it was filtered."""
+    ids = [int(i) for i in request.POST.getlist("ids") if i.isdigit()]
+    try:
+        report = bulk.bulk_apply(
+            issue_ids=ids,
+            action=request.POST.get("action", ""),
+            argument=request.POST.get("argument", "")[:400],
+            user=request.user,
+        )
+    except bulk.BulkError as exc:
+        messages.error(request, str(exc))
+    else:
+        level = messages.success if not report.refused else messages.warning
+        level(request, f"{bulk.ACTIONS[request.POST['action']]}: {report.summary()}")
+    query = request.POST.get("query", "")[:1000]
+    return redirect(f"{reverse('triage-queue')}?{query}" if query else "triage-queue")

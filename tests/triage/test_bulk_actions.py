@@ -1,0 +1,96 @@
+"""Bulk actions on the triage queue: one decision, each issue through its own service, one
+audit row per issue, refusals said per issue."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from django.urls import reverse
+
+from triage.models import IssuePrediction, NeedsInfo, PredictionCorrection, TriageAction
+
+URL = "/triage/bulk/"
+
+
+@pytest.fixture
+def issues(make):
+    made = []
+    for number, title in ((31, "gemm NaN on gfx942"), (32, "gemm NaN again"), (33, "conv slow")):
+        issue = make.issue(number=number, title=title)
+        make.priority(issue, 40)
+        IssuePrediction.objects.create(
+            issue=issue, model_name="kind", label="bug", confidence=0.6, needs_triage=True
+        )
+        made.append(issue)
+    return made
+
+
+def bulk(client, issues, action, argument="", query="kind=bug"):
+    data = {"ids": [i.pk for i in issues], "action": action, "argument": argument, "query": query}
+    return client.post(URL, data, follow=True)
+
+
+def test_accepting_the_selection_records_each_decision_and_one_audit_row_per_issue(
+    triager_client, issues
+):
+    answer = bulk(triager_client, issues[:2], "accept")
+    assert answer.redirect_chain[-1][0] == f"{reverse('triage-queue')}?kind=bug"
+    assert "Accept the predictions: 2 done" in answer.content.decode()
+    corrections = PredictionCorrection.objects.filter(model_name="kind")
+    assert sorted(c.issue.number for c in corrections) == [31, 32]
+    assert all(c.accepted and c.user.username == "tess" for c in corrections)
+    rows = TriageAction.objects.filter(action="bulk.accept")
+    assert sorted(r.issue.number for r in rows) == [31, 32]
+    assert not PredictionCorrection.objects.filter(issue=issues[2]).exists()
+
+
+def test_marking_duplicates_refuses_the_original_itself_and_does_the_rest(triager_client, issues):
+    text = bulk(triager_client, issues, "duplicate", "#31").content.decode()
+    assert "2 done, 1 refused" in text and "not a duplicate of itself" in text
+    labels = dict(
+        PredictionCorrection.objects.filter(model_name="duplicates").values_list(
+            "issue__number", "after"
+        )
+    )
+    assert labels == {32: "ROCm/ROCm#31", 33: "ROCm/ROCm#31"}
+    assert TriageAction.objects.filter(action="bulk.duplicate").count() == 3
+
+
+def test_priority_needinfo_and_target(triager_client, issues, series_rocm):
+    bulk(triager_client, issues, "priority", "90")
+    assert {i.priority_score for i in type(issues[0]).objects.filter(number__in=[31, 32, 33])} == {
+        90
+    }
+    bulk(triager_client, issues[:1], "needinfo")
+    assert NeedsInfo.objects.get().requested_by == "tess"
+    bulk(triager_client, issues[1:], "target", "7.9")
+    assert sorted(t.issue.number for t in series_rocm.targets.filter(train_version="7.9")) == [
+        32,
+        33,
+    ]
+
+
+def test_bad_bulk_requests_change_nothing(triager_client, logged_in_client, issues):
+    assert "select at least one issue" in bulk(triager_client, [], "accept").content.decode()
+    assert "say what" in bulk(triager_client, issues, "priority", "").content.decode()
+    assert "choose an action" in bulk(triager_client, issues, "delete").content.decode()
+    assert (
+        logged_in_client.post(URL, {"ids": [issues[0].pk], "action": "accept"}).status_code == 403
+    )
+    assert not PredictionCorrection.objects.exists() and not TriageAction.objects.exists()
+
+
+def test_the_queue_offers_the_selection_to_triagers_only(triager_client, logged_in_client, issues):
+    page = triager_client.get(reverse("triage-queue")).content.decode()
+    assert 'id="bulk-form"' in page and 'name="ids"' in page and 'data-key="s"' in page
+    assert 'id="bulk-form"' not in logged_in_client.get(reverse("triage-queue")).content.decode()
+
+
+@pytest.fixture
+def series_rocm(make):
+    from releases.services.series import series_create
+
+    return series_create(
+        name="rocm", epoch_version="7.2", epoch_date=date(2026, 1, 21), version_suffix=".0"
+    )

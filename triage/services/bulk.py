@@ -1,0 +1,149 @@
+"""Bulk actions on the triage queue: one decision applied to the selected issues.
+
+Each issue goes through the same service a single click calls (so each is recorded and trains
+the models alike), and one TriageAction per issue records the bulk action, what it was given and
+what became of it there. An issue the action cannot apply to is refused with why; the others
+are done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from classifiers import registry
+from config import wiring
+from triage.models import Issue, IssuePrediction, TriageAction
+from triage.services import assignment, classification, needs_info, priority
+from triage.services.commands import CommandRefused
+
+ACTIONS = {
+    "accept": "Accept the predictions",
+    "duplicate": "Mark duplicate of",
+    "priority": "Set priority",
+    "assign": "Assign (on GitHub)",
+    "needinfo": "Ask for information",
+    "target": "Target a train",
+}
+MAX_ISSUES = 100
+PAGE_MODELS = registry.names(page=True)
+
+
+class BulkError(ValueError):
+    pass
+
+
+@dataclass
+class BulkReport:
+    done: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        text = f"{len(self.done)} done"
+        if self.refused:
+            text += f", {len(self.refused)} refused: " + "; ".join(self.refused[:5])
+        return text
+
+
+def _accept(issue: Issue, argument: str, user) -> str:
+    open_predictions = IssuePrediction.objects.filter(
+        issue=issue, model_name__in=PAGE_MODELS
+    ).exclude(label="")
+    accepted = []
+    for prediction in open_predictions:
+        if isinstance(prediction.evidence, dict) and prediction.evidence.get("decided_by"):
+            continue
+        classification.prediction_correct(
+            issue=issue, model_name=prediction.model_name, label=prediction.label, user=user
+        )
+        accepted.append(f"{prediction.model_name} {prediction.label}")
+    if not accepted:
+        raise CommandRefused("nothing left to accept")
+    return "accepted " + ", ".join(accepted)
+
+
+def _duplicate(issue: Issue, argument: str, user) -> str:
+    reference = argument.strip()
+    if reference.startswith("#"):
+        reference = f"{issue.repository.full_name}{reference}"
+    if reference.lower() == issue.reference.lower():
+        raise CommandRefused("an issue is not a duplicate of itself")
+    try:
+        classification.prediction_correct(
+            issue=issue, model_name="duplicates", label=reference, user=user
+        )
+    except classification.CorrectionError as exc:
+        raise CommandRefused(str(exc)) from None
+    return f"duplicate of {reference}"
+
+
+def _priority(issue: Issue, argument: str, user) -> str:
+    try:
+        correction = priority.priority_override(issue=issue, label=argument, user=user)
+    except priority.OverrideError as exc:
+        raise CommandRefused(str(exc)) from None
+    return f"priority {correction.after or 'auto'}"
+
+
+def _assign(issue: Issue, argument: str, user) -> str:
+    try:
+        logins = assignment.logins_parse(argument)
+    except assignment.AssignmentError as exc:
+        raise CommandRefused(str(exc)) from None
+    write = assignment.issue_assignees_change(issue=issue, logins=logins, user=user)
+    if write.status == write.Status.SKIPPED:
+        raise CommandRefused(write.detail)
+    return f"assign {', '.join(logins)} ({write.get_status_display()})"
+
+
+def _needinfo(issue: Issue, argument: str, user) -> str:
+    state = needs_info.needs_info_request(issue=issue, by=user.get_username(), actor=user)
+    return f"asked for {', '.join(state.missing)}"
+
+
+def _target(issue: Issue, argument: str, user) -> str:
+    handler = wiring.load(wiring.COMMENT_COMMANDS["target"])
+    return handler(issue=issue, argument=argument, login="", ref="", user=user)
+
+
+HANDLERS = {
+    "accept": _accept,
+    "duplicate": _duplicate,
+    "priority": _priority,
+    "assign": _assign,
+    "needinfo": _needinfo,
+    "target": _target,
+}
+
+
+def bulk_apply(*, issue_ids: list[int], action: str, argument: str, user) -> BulkReport:
+    """Apply `action` to each open issue of `issue_ids` (at most MAX_ISSUES)."""
+    if action not in HANDLERS:
+        raise BulkError(f"choose an action: {', '.join(ACTIONS)}")
+    if action in ("duplicate", "priority", "assign", "target") and not argument.strip():
+        raise BulkError(f"{ACTIONS[action].lower()}: say what (the field after the action)")
+    ids = list(dict.fromkeys(issue_ids))
+    if not ids:
+        raise BulkError("select at least one issue")
+    if len(ids) > MAX_ISSUES:
+        raise BulkError(f"at most {MAX_ISSUES} issues at once")
+    report = BulkReport()
+    issues = Issue.objects.filter(
+        pk__in=ids, is_pull_request=False, deleted_at__isnull=True, state=Issue.State.OPEN
+    ).select_related("repository", "author")
+    for issue in issues:
+        try:
+            with transaction.atomic():
+                detail = HANDLERS[action](issue, argument.strip(), user)
+                status = "done"
+        except CommandRefused as exc:
+            detail, status = str(exc), "refused"
+        TriageAction.objects.create(
+            issue=issue,
+            actor=user,
+            action=f"bulk.{action}",
+            after={"argument": argument[:200], "status": status, "detail": detail[:500]},
+        )
+        (report.done if status == "done" else report.refused).append(f"{issue.reference}: {detail}")
+    return report
