@@ -105,7 +105,7 @@
   });
 })();
 
-// Bulk selection in the triage queue: a row's checkbox (key s), shift-click selects the range
+// Bulk selection in the triage queue: a row's checkbox (key c), shift-click selects the range
 // from the last box clicked, and the button says how many are selected.
 (function () {
   "use strict";

@@ -83,7 +83,7 @@ def test_bad_bulk_requests_change_nothing(triager_client, logged_in_client, issu
 
 def test_the_queue_offers_the_selection_to_triagers_only(triager_client, logged_in_client, issues):
     page = triager_client.get(reverse("triage-queue")).content.decode()
-    assert 'id="bulk-form"' in page and 'name="ids"' in page and 'data-key="s"' in page
+    assert 'id="bulk-form"' in page and 'name="ids"' in page and 'data-key="c"' in page
     assert 'id="bulk-form"' not in logged_in_client.get(reverse("triage-queue")).content.decode()
 
 
