@@ -36,6 +36,10 @@ class ReleaseSeries(models.Model):
         blank=True,
         help_text="X and Y stand for the major and minor number",
     )
+    backport_second_approver = models.BooleanField(
+        default=False,
+        help_text="a backport nominated by a release manager needs another one's approval",
+    )
     repositories = models.ManyToManyField(
         "triage.Repository",
         blank=True,

@@ -106,6 +106,17 @@ def _merge_if_already_fixed(backport: Backport) -> None:
 
 
 def backport_approve(*, backport: Backport, user) -> Backport:
+    """Approve a nomination; where the series asks for a second approver
+    (ReleaseSeries.backport_second_approver), not one's own."""
+    if (
+        backport.series.backport_second_approver
+        and backport.nominated_by_id is not None
+        and backport.nominated_by_id == getattr(user, "pk", None)
+    ):
+        raise BackportError(
+            f"{backport.series.name} asks for a second approver: another release manager "
+            "approves your own nomination"
+        )
     return _decide(backport=backport, user=user, state=Backport.State.APPROVED)
 
 

@@ -195,3 +195,19 @@ def test_an_abstained_severity_prediction_does_not(make, series):
     fix_links_sync(pull_request=pr)
     backports_after_links(pull_request=pr, now=datetime(2026, 12, 15, tzinfo=UTC))
     assert not Backport.objects.exists()
+
+
+def test_where_the_series_asks_for_a_second_approver_ones_own_nomination_waits(
+    make, series, manager, django_user_model
+):
+    from tests.conftest import user_with_role
+
+    series.backport_second_approver = True
+    series.save()
+    backport = backport_nominate(issue=make.issue(), series=series, version="7.8", user=manager)
+    with pytest.raises(BackportError, match="asks for a second approver"):
+        backport_approve(backport=backport, user=manager)
+    backport.refresh_from_db()
+    assert backport.state == "nominated"
+    other = user_with_role(django_user_model, "rita", "release managers")
+    assert backport_approve(backport=backport, user=other).state == "approved"
