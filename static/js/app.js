@@ -133,3 +133,19 @@
   });
   document.addEventListener("DOMContentLoaded", count);
 })();
+
+// The menu on phones: folded behind its button (CSS, once this script runs).
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+  document.addEventListener("DOMContentLoaded", function () {
+    var toggle = document.querySelector(".nav-toggle");
+    if (!toggle) return;
+    toggle.hidden = false;
+    toggle.addEventListener("click", function () {
+      var nav = toggle.closest(".nav");
+      var open = nav.classList.toggle("nav-open");
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  });
+})();

@@ -419,3 +419,54 @@ def test_pages_fit_a_phone_without_scrolling_sideways(
     width = page.evaluate("() => document.documentElement.scrollWidth")
     context.close()
     assert (width, wide) == (390, [])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_a_phone_the_queue_is_cards_and_the_menu_folds(browser_page, django_user_model, make):
+    user_with_role(django_user_model, "triager", "triagers")
+    issue = _queue_issue(make, 1, "Crash in rocBLAS gemm with a rather long title " * 2)
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/triage/")
+
+    kind = page.locator(f"#queue-row-{issue.pk} select[name=label]").first
+    box = kind.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert page.evaluate("() => document.documentElement.scrollWidth") == 390
+    assert not page.get_by_role("link", name="Releases").is_visible()
+    page.get_by_role("button", name="Menu").click()
+    assert page.get_by_role("link", name="Releases").is_visible()
+    assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_checked_rows_get_one_bulk_action_and_u_undoes_a_decision(
+    browser_page, django_user_model, make
+):
+    user_with_role(django_user_model, "triager", "triagers")
+    first, second, third = (_queue_issue(make, n, f"Crash number {n}") for n in (1, 2, 3))
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/triage/")
+
+    page.locator(f"#queue-row-{first.pk} [data-bulk-select]").click()
+    page.locator(f"#queue-row-{third.pk} [data-bulk-select]").click(modifiers=["Shift"])
+    assert page.locator("[data-bulk-count]").inner_text() == "3"
+    page.get_by_label("With the selected issues").select_option("priority")
+    page.get_by_label("Of / to").fill("90")
+    page.get_by_role("button", name="Apply to 3 selected").click()
+    page.get_by_text("Set priority: 3 done").wait_for()
+    first.refresh_from_db()
+    assert first.priority_score == 90
+
+    row = page.locator(f"#queue-row-{second.pk}")
+    row.locator("select[name=label]").first.select_option("docs")
+    row.get_by_role("status").wait_for()
+    row.click(position={"x": 5, "y": 5})
+    page.keyboard.press("u")
+    page.get_by_text("kind decision undone").wait_for()
+    from triage.models import PredictionCorrection
+
+    assert not PredictionCorrection.objects.filter(issue=second, model_name="kind").exists()
+    assert page.errors == []
