@@ -4,6 +4,10 @@
 // No inline script anywhere: the dashboard's Content-Security-Policy allows only our files.
 (function () {
   if (typeof Chart === "undefined") return;
+  // Axis text and grid lines in the page's own colours, so the charts read in dark mode too.
+  var style = getComputedStyle(document.documentElement);
+  Chart.defaults.color = style.getPropertyValue("--muted").trim() || Chart.defaults.color;
+  Chart.defaults.borderColor = style.getPropertyValue("--border").trim() || Chart.defaults.borderColor;
   document.querySelectorAll("canvas[data-chart]").forEach(function (canvas) {
     var source = document.getElementById(canvas.dataset.chart);
     if (!source) return;

@@ -4,6 +4,9 @@
   var canvas = document.getElementById("posts-chart");
   if (!source || !canvas || typeof Chart === "undefined") return;
   var data = JSON.parse(source.textContent);
+  var style = getComputedStyle(document.documentElement);  // readable in dark mode too
+  Chart.defaults.color = style.getPropertyValue("--muted").trim() || Chart.defaults.color;
+  Chart.defaults.borderColor = style.getPropertyValue("--border").trim() || Chart.defaults.borderColor;
   var colours = { negative: "#c62828", neutral: "#6b7280", positive: "#2e7d32", unknown: "#b0bec5" };
   var spikeDays = new Set(data.spikes);
   var datasets = Object.keys(data.series).map(function (name) {

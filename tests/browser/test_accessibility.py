@@ -73,3 +73,31 @@ def test_every_page_is_labelled_keyboard_reachable_and_fits_a_narrow_window(
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent.trim()") == "Skip to content"
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_dark_mode_every_page_keeps_its_contrast_and_fits_a_phone(
+    browser_page, django_user_model, make
+):
+    from triage.models import IssuePrediction
+
+    user_with_role(django_user_model, "tri", "triagers")
+    issue = make.issue(number=7, title="A kernel hangs on gfx942", labels=["bug"])
+    IssuePrediction.objects.create(issue=issue, model_name="kind", label="bug", confidence=0.6)
+    make.comment(issue, body="same here")
+    page = browser_page
+    page.emulate_media(color_scheme="dark")
+    log_in(page, "tri", "pw-tri-1")
+    assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")
+    background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+    assert background == "rgb(13, 17, 23)", "the dark palette is in use"
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        for url in PAGES:
+            page.goto(url)
+            assert page.evaluate(CONTRAST) == [], (url, width)
+            overflow = page.evaluate(
+                "() => document.documentElement.scrollWidth - window.innerWidth"
+            )
+            assert overflow <= 1, (url, width, overflow)
+    assert page.errors == []
