@@ -117,6 +117,7 @@ BEAT_START: list[str] = [
 # (the report's `summary()`, or its str, is printed); each app adds its part of the story.
 DEMO_LOADERS: list[str] = [
     "triage.services.demo.demo_load",
+    "kernels_ci.services.demo.demo_issues_load",  # every issue in place before training
     # trains the models (sentiment from a bundled synthetic set) before the posts arrive, so
     # posts get their sentiment and suggested issue links
     "triage.services.classification.demo_train_and_classify",

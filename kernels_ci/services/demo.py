@@ -107,11 +107,19 @@ def _items() -> list[dict]:
     ]
 
 
-def demo_load() -> KernelsDemoReport:
-    report = KernelsDemoReport()
+def demo_issues_load() -> str:
+    """The demo's kernel-bug issues, before the models train (config/wiring.py DEMO_LOADERS): a
+    second `load_demo` then trains on the same issues as the first and retrains nothing."""
     with transaction.atomic():
         repository = ingest.repository_get_or_create(full_name=REPOSITORY, tracked=False)
-        ingest.issues_upsert(repository=repository, items=_items())
+        result = ingest.issues_upsert(repository=repository, items=_items())
+    return f"{REPOSITORY}: {result.created} kernel-bug issues created, {result.unchanged} unchanged"
+
+
+def demo_load() -> KernelsDemoReport:
+    report = KernelsDemoReport()
+    demo_issues_load()  # idempotent: in place already when load_demo ran the loaders in order
+    repository = ingest.repository_get_or_create(full_name=REPOSITORY, tracked=False)
     missing = backend_get("triton-interpreter").available()
     if not settings.KERNELS_CI_DEMO_RUN:
         missing = "KERNELS_CI_DEMO_RUN is off"

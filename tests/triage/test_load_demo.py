@@ -35,6 +35,10 @@ def test_loading_twice_changes_nothing():
     call_command("load_demo", stdout=out)
     assert (Issue.objects.count(), Comment.objects.count()) == counts
     assert "0 created" in out.getvalue()
+    # nothing changed, so no model is trained again (the kernel issues are in before training)
+    training = next(line for line in out.getvalue().splitlines() if "issues classified" in line)
+    assert training.count("unchanged training data") >= 5, training
+    assert "[1/" in out.getvalue(), "each step says where the loading is"
 
 
 def test_it_creates_one_login_per_role():

@@ -4,6 +4,8 @@ Each app contributes its part through config/wiring.py's DEMO_LOADERS (GitHub da
 what the later stages build on it), so triage never imports the apps further down the chain.
 """
 
+import time
+
 from django.core.management.base import BaseCommand
 
 from config import wiring
@@ -24,10 +26,18 @@ class Command(BaseCommand):
         if not options["no_user"]:
             demo.demo_user_ensure(username=options["user"], password=options["password"])
             demo.demo_role_users_ensure()
-        for dotted in wiring.DEMO_LOADERS:
+        steps = len(wiring.DEMO_LOADERS)
+        for step, dotted in enumerate(wiring.DEMO_LOADERS, start=1):
+            # where it is, before each step (training takes about a minute), and what it did
+            app, name = dotted.split(".", 1)[0], dotted.rsplit(".", 1)[1]
+            what = name.removeprefix("demo_").replace("_", " ")
+            self.stdout.write(f"[{step}/{steps}] {app}: {what} ...")
+            self.stdout.flush()
+            started = time.monotonic()
             report = wiring.load(dotted)()
             summary = report.summary() if hasattr(report, "summary") else str(report)
-            self.stdout.write(f"{dotted.rsplit('.', 2)[0]}: {summary}")
+            elapsed = time.monotonic() - started
+            self.stdout.write(f"      {summary} ({elapsed:.0f} s)")
         if not options["no_user"]:
             self.stdout.write(
                 self.style.SUCCESS(
