@@ -101,3 +101,24 @@ def test_my_issues_are_those_assigned_to_me_or_of_a_component_i_own(
 def test_my_issues_without_a_login_says_where_to_set_it(triager_client, issue):
     page = triager_client.get(reverse("triage-queue"), {"mine": "on"}).content.decode()
     assert "set your GitHub login" in page
+
+
+def test_the_queue_sorts_by_assignee_and_bulk_unassigns(
+    triager_client, make, issue, emulator, django_capture_on_commit_callbacks
+):
+    zed = make.issue(repository=issue.repository, number=15, title="zeds issue")
+    make.priority(zed, 90)
+    zed.assignees.add(make.person("zed"))
+    issue.assignees.add(make.person("alice"))
+    emulator.update_issue(REPO, 12, assignees=["alice"])
+    nobody = make.issue(repository=issue.repository, number=16, title="nobodys issue")
+    make.priority(nobody, 99)
+    page = triager_client.get(reverse("triage-queue"), {"sort": "assignee"}).content.decode()
+    order = [page.index(t) for t in ("rocBLAS gemm slow", "zeds issue", "nobodys issue")]
+    assert order == sorted(order), "alice, zed, then the unassigned"
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = triager_client.post(
+            "/triage/bulk/", {"ids": [issue.pk], "action": "unassign", "argument": ""}, follow=True
+        )
+    assert "Unassign (on GitHub): 1 done" in answer.content.decode()
+    assert emulator.issue(REPO, 12)["assignees"] == [] and issue.assignees.count() == 0

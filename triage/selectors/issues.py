@@ -6,7 +6,8 @@ from datetime import datetime, timedelta
 from django.contrib.postgres.search import SearchQuery
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, F, Min, OuterRef, Prefetch, Q, QuerySet
+from django.db.models.functions import Lower
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
@@ -254,6 +255,7 @@ def triage_queue(
     needs_info: bool = False,
     assignee: str = "",
     mine: str = "",
+    sort: str = "",
     q: str = "",
 ) -> QuerySet[Issue]:
     """Open issues, highest priority first (unprioritized last), with their predictions.
@@ -261,7 +263,8 @@ def triage_queue(
     `has_repro` keeps the issues that wiring.QUEUE_FILTERS["has_repro"] names (a later stage,
     kernels_ci, says which issues have a reproducer); `needs_info` those waiting for their
     reporter (QUEUE_FILTERS["needs_info"]); `assignee` those assigned to that GitHub login;
-    `mine` (a GitHub login) those assigned to it or of a component its ownership rules give it."""
+    `mine` (a GitHub login) those assigned to it or of a component its ownership rules give it.
+    `sort="assignee"`: by the first assignee's login (unassigned last), then by priority."""
     issues = Issue.objects.filter(
         deleted_at__isnull=True, is_pull_request=False, state=Issue.State.OPEN
     )
@@ -308,12 +311,17 @@ def triage_queue(
             assigned | predicted("component", label__in=owned) if owned else assigned
         )
     issues = text_search(issues, q)
-    return (
+    issues = (
         issues.select_related("repository", "author", "priority")
         .defer("body", "search_vector")
         .prefetch_related("predictions", "assignees")
-        .order_by("-priority_score", "-updated_at", "id")  # the index issue_queue_idx
     )
+    if sort == "assignee":
+        first = Min(Lower("assignees__login"))
+        return issues.annotate(first_assignee=first).order_by(
+            F("first_assignee").asc(nulls_last=True), "-priority_score", "-updated_at", "id"
+        )
+    return issues.order_by("-priority_score", "-updated_at", "id")  # the index issue_queue_idx
 
 
 FILTER_CHOICES_TTL_S = 300

@@ -23,6 +23,7 @@ ACTIONS = {
     "duplicate": "Mark duplicate of",
     "priority": "Set priority",
     "assign": "Assign (on GitHub)",
+    "unassign": "Unassign (on GitHub)",
     "needinfo": "Ask for information",
     "target": "Target a train",
 }
@@ -97,6 +98,24 @@ def _assign(issue: Issue, argument: str, user) -> str:
     return f"assign {', '.join(logins)} ({write.get_status_display()})"
 
 
+def _unassign(issue: Issue, argument: str, user) -> str:
+    """Unassign the logins named, or, with none named, everyone assigned."""
+    try:
+        logins = (
+            assignment.logins_parse(argument)
+            if argument
+            else list(issue.assignees.values_list("login", flat=True))
+        )
+    except assignment.AssignmentError as exc:
+        raise CommandRefused(str(exc)) from None
+    if not logins:
+        raise CommandRefused("nobody is assigned")
+    write = assignment.issue_assignees_change(issue=issue, logins=logins, user=user, unassign=True)
+    if write.status == write.Status.SKIPPED:
+        raise CommandRefused(write.detail)
+    return f"unassign {', '.join(logins)} ({write.get_status_display()})"
+
+
 def _needinfo(issue: Issue, argument: str, user) -> str:
     state = needs_info.needs_info_request(issue=issue, by=user.get_username(), actor=user)
     return f"asked for {', '.join(state.missing)}"
@@ -112,6 +131,7 @@ HANDLERS = {
     "duplicate": _duplicate,
     "priority": _priority,
     "assign": _assign,
+    "unassign": _unassign,
     "needinfo": _needinfo,
     "target": _target,
 }

@@ -56,6 +56,11 @@ class QueueFilterForm(forms.Form):
         r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$", required=False, max_length=40, label="Assignee"
     )
     mine = forms.BooleanField(required=False, label="My issues")
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[("", "Priority"), ("assignee", "Assignee")],
+        label="Sort by",
+    )
     q = forms.CharField(required=False, max_length=200, label="Search")
 
     FIELDS = (
@@ -69,6 +74,7 @@ class QueueFilterForm(forms.Form):
         "needs_info",
         "assignee",
         "mine",
+        "sort",
     )
 
     def filters(self, *, login: str = "") -> dict:
