@@ -31,6 +31,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config import wiring
 from triage.models import GitHubWrite, Issue, Repository, WriteSwitch
 from triage.services import upsert
 from triage.sources.github import ingest, records
@@ -208,8 +209,6 @@ def write_plan(
 
 
 def _enqueue(pk: int, countdown: float | None = None) -> None:
-    from config import wiring
-
     wiring.load(DELIVER_TASK).apply_async(kwargs={"write_id": pk}, countdown=countdown)
 
 
