@@ -317,10 +317,13 @@ CELERY_TIMEZONE = TIME_ZONE
 GITHUB_TOKEN = os.environ.get("GITHUB_TOKEN", "")
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/")
 GITHUB_WEBHOOK_SECRET = os.environ.get("GITHUB_WEBHOOK_SECRET", "")
-# A GitHub App (its id and PEM private key): the App's own endpoints, today its webhook's
-# deliveries, which the redelivery job reads with a JWT (triage/sources/github/redelivery.py).
+# A GitHub App (its id and PEM private key, as text or as a file): when set, every call for a
+# repository carries the token of the App's installation that holds it, instead of GITHUB_TOKEN
+# (triage/sources/github/app_auth.py); the App's webhook deliveries are read with its JWT
+# (triage/sources/github/redelivery.py). docs/DEPLOYMENT.md: creating and installing the App.
 GITHUB_APP_ID = os.environ.get("GITHUB_APP_ID", "")
 GITHUB_APP_PRIVATE_KEY = os.environ.get("GITHUB_APP_PRIVATE_KEY", "")
+GITHUB_APP_PRIVATE_KEY_PATH = os.environ.get("GITHUB_APP_PRIVATE_KEY_PATH", "")
 GITHUB_REPOS = env_list("GITHUB_REPOS")
 GITHUB_SYNC_INTERVAL_MINUTES = int(os.environ.get("GITHUB_SYNC_INTERVAL_MINUTES", "10"))
 GITHUB_HTTP_TIMEOUT = int(os.environ.get("GITHUB_HTTP_TIMEOUT", "30"))

@@ -23,6 +23,15 @@ Reactions show in each issue's and comment's ``reactions`` rollup and, as on Git
 move updated_at; who reacted is listed by ``GET`` of the same reactions paths. Webhooks of
 repositories, organizations and a GitHub App, their deliveries and redelivery:
 tests/fakes/github_hooks.py.
+A GitHub App (``add_app``, then ``add_installation`` on an account's repositories, all or
+chosen): with its JWT, ``GET /app``, ``GET /app/installations[/ID]``,
+``GET /repos/O/N/installation`` (404 where not installed) and
+``POST /app/installations/ID/access_tokens`` (201, an hour's token; ``token_lifetime_s``).
+An installation token opens its repositories' routes (writes only with the permission at
+"write"), ``/rate_limit`` and ``/installation/repositories``; other repositories are 404 to it,
+other routes 403; once expired (``expire_installation_tokens``) or uninstalled it is 401 "Bad
+credentials". The request log names whose token each request carried (``"installation"``).
+The personal token keeps opening everything.
 A renamed repository (``rename_repo``) answers its old name's URLs with ``301 Moved
 Permanently`` (``307`` for writes) to ``/repositories/<id>/...`` with the same query, as
 GitHub does, until another repository takes the old name; ``/repositories/<id>/...`` serves
@@ -49,6 +58,7 @@ import hashlib
 import json
 import random
 import re
+import secrets
 import threading
 import time
 import traceback
@@ -845,6 +855,142 @@ def _forget_bytes(repo: _Repo) -> None:
     repo.touch()
 
 
+# ---------------------------------------------------------------- a GitHub App's installations
+
+APP_PERMISSIONS = {
+    "metadata": "read",
+    "issues": "write",
+    "pull_requests": "write",
+    "contents": "read",
+    "repository_hooks": "read",
+}
+APP_EVENTS = ("issues", "issue_comment", "pull_request", "label")
+TOKEN_LIFETIME_S = 3600  # GitHub's installation tokens last an hour
+_NOT_FOR_INTEGRATIONS = "Resource not accessible by integration"
+_NOT_GRANTED = "The permissions requested are not granted to this installation."
+_LEVELS = {"read": 1, "write": 2}
+_INSTALLATION_ROUTES = frozenset({"/rate_limit", "/installation/repositories"})
+_WRITE_PERMISSIONS = (("/hooks", "repository_hooks"), ("/pulls", "pull_requests"), ("", "issues"))
+
+
+class _Installation:
+    """The App installed on an account: all its repositories, or the ones chosen (by id, so a
+    rename keeps them)."""
+
+    def __init__(self, installation_id: int, account: dict, repo_ids, permissions, events):
+        self.id, self.account = installation_id, account
+        self.repo_ids: set[int] | None = None if repo_ids is None else set(repo_ids)
+        self.permissions, self.events = dict(permissions), tuple(events)
+        self.created = int(time.time())
+
+    def holds(self, repo: _Repo) -> bool:
+        if self.repo_ids is None:
+            return repo.owner.lower() == self.account["login"].lower()
+        return repo.id in self.repo_ids
+
+    def allows(self, method: str, route: str) -> bool:
+        """A write needs the permission of its kind at "write" (issues for the issue routes)."""
+        if method in ("GET", "HEAD"):
+            return True
+        needed = next(name for part, name in _WRITE_PERMISSIONS if part in route)
+        return self.permissions.get(needed) == "write"
+
+
+class _Apps:
+    """The App's installations and the installation tokens issued; callers hold the lock."""
+
+    def __init__(self, store: _Store, hooks: HookStore):
+        self.store, self.hooks = store, hooks
+        self.installations: dict[int, _Installation] = {}
+        self.tokens: dict[str, tuple[int, int]] = {}  # token: (installation id, expires epoch)
+        self.token_lifetime_s = TOKEN_LIFETIME_S
+        self.slug = "triage-bot"
+
+    def add(self, account: str, repos, permissions, events) -> _Installation:
+        owner = self.store.user(account, "Organization")  # an existing user stays one
+        repo_ids = None if repos is None else [self.store.ensure_repo(r).id for r in repos]
+        found = _Installation(self.store.new_id(), owner, repo_ids, permissions, events)
+        self.installations[found.id] = found
+        return found
+
+    def of_repo(self, repo: _Repo) -> _Installation:
+        for installation in self.installations.values():
+            if installation.holds(repo):
+                return installation
+        raise _HttpError(404, "Not Found")
+
+    def get(self, installation_id) -> _Installation:
+        found = self.installations.get(int(installation_id))
+        if found is None:
+            raise _HttpError(404, "Not Found")
+        return found
+
+    def issue_token(self, installation: _Installation) -> tuple[str, int]:
+        token = "ghs_" + secrets.token_hex(18)
+        expires = int(time.time()) + self.token_lifetime_s
+        self.tokens[token] = (installation.id, expires)
+        return token, expires
+
+    def holder(self, token: str) -> _Installation | None:
+        """The installation whose unexpired token this is; None otherwise."""
+        installation_id, expires = self.tokens.get(token, (None, 0))
+        if installation_id is None or expires <= time.time():
+            return None
+        return self.installations.get(installation_id)
+
+    def expire(self, installation_id: int) -> None:
+        for token, (holder, _) in list(self.tokens.items()):
+            if holder == installation_id:
+                self.tokens[token] = (holder, 0)
+
+    def installation_json(self, installation: _Installation) -> dict:
+        stamp = iso(installation.created)
+        account = installation.account
+        settings_path = "organizations/" if account["type"] == "Organization" else ""
+        return {
+            "id": installation.id,
+            "client_id": f"Iv1.{installation.id:016x}",
+            "account": account,
+            "repository_selection": "all" if installation.repo_ids is None else "selected",
+            "access_tokens_url": f"{API}/app/installations/{installation.id}/access_tokens",
+            "repositories_url": f"{API}/installation/repositories",
+            "html_url": f"{WEB}/{settings_path}{account['login']}/settings/installations/"
+            f"{installation.id}",
+            "app_id": int(self.hooks.app_id or 0),
+            "app_slug": self.slug,
+            "target_id": account["id"],
+            "target_type": account["type"],
+            "permissions": installation.permissions,
+            "events": list(installation.events),
+            "created_at": stamp,
+            "updated_at": stamp,
+            "single_file_name": None,
+            "has_multiple_single_files": False,
+            "single_file_paths": [],
+            "suspended_by": None,
+            "suspended_at": None,
+        }
+
+    def app_json(self) -> dict:
+        app_id = int(self.hooks.app_id or 0)
+        return {
+            "id": app_id,
+            "client_id": f"Iv1.{app_id:016x}",
+            "slug": self.slug,
+            "node_id": _node_id("A", app_id),
+            "owner": self.store.user(self.store.login),
+            "name": self.slug,
+            "description": "",
+            "external_url": "",
+            "html_url": f"{WEB}/apps/{self.slug}",
+            "created_at": iso(0),
+            "updated_at": iso(0),
+            "permissions": APP_PERMISSIONS,
+            "events": list(APP_EVENTS),
+            "installations_count": len(self.installations),
+        }
+
+
 # ---------------------------------------------------------------- list views
 
 
@@ -1216,11 +1362,12 @@ class _Moved(Exception):
 
 
 class _Request:
-    __slots__ = ("method", "path", "route", "query", "origin", "headers", "body")
+    __slots__ = ("method", "path", "route", "query", "origin", "headers", "body", "installation")
 
-    def __init__(self, method, path, route, query, origin, headers, body=b""):
+    def __init__(self, method, path, route, query, origin, headers, body=b"", installation=None):
         self.method, self.path, self.route, self.query = method, path, route, query
         self.origin, self.headers, self.body = origin, headers, body
+        self.installation = installation  # an installation token's _Installation, else None
 
     def json(self):
         """The request's JSON body; 400 as GitHub answers when it does not parse."""
@@ -1331,6 +1478,8 @@ _BY_ID = re.compile(r"/repositories/(\d+)(/.*)?")
 _ORG = r"/orgs/(?P<org>[^/]+)"
 _HOOK = r"(?:/repos/(?P<hook_owner>[^/]+)/(?P<hook_repo>[^/]+)/hooks/(?P<repo_hook>\d+)"
 _HOOK += r"|/orgs/(?P<hook_org>[^/]+)/hooks/(?P<org_hook>\d+)|/app/hook)"
+# What only the App's JWT opens: /app/... and a repository's installation (also by id).
+_JWT_ROUTE = re.compile(r"/app(?:/.*)?|(?:/repos/[^/]+/[^/]+|/repositories/\d+)/installation")
 # (method, path pattern, handler): a handler answers (body, Link header) or (body, Link, status).
 _ROUTES = tuple(
     (method, re.compile(pattern), handler)
@@ -1367,6 +1516,18 @@ _ROUTES = tuple(
         ("GET", _HOOK + r"/deliveries", "list_hook_deliveries"),
         ("GET", _HOOK + r"/deliveries/(?P<delivery_id>\d+)", "get_hook_delivery"),
         ("POST", _HOOK + r"/deliveries/(?P<delivery_id>\d+)/attempts", "redeliver_hook_delivery"),
+        # a GitHub App: itself, its installations and their tokens (the JWT), and what an
+        # installation token may list
+        ("GET", r"/app", "get_app"),
+        ("GET", r"/app/installations", "list_installations"),
+        ("GET", r"/app/installations/(?P<installation_id>\d+)", "get_installation"),
+        (
+            "POST",
+            r"/app/installations/(?P<installation_id>\d+)/access_tokens",
+            "create_installation_token",
+        ),
+        ("GET", _REPO + r"/installation", "get_repo_installation"),
+        ("GET", r"/installation/repositories", "list_installation_repos"),
     )
 )
 _MAX_PULL_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
@@ -1375,11 +1536,13 @@ _MAX_PULL_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
 class _Api:
     """Maps a request to (body bytes, Link header[, status]); raises _HttpError otherwise."""
 
-    def __init__(self, store: _Store, rate: _RateLimit, hooks: HookStore):
-        self.store, self.rate, self.hooks = store, rate, hooks
+    def __init__(self, store: _Store, rate: _RateLimit, hooks: HookStore, apps: _Apps):
+        self.store, self.rate, self.hooks, self.apps = store, rate, hooks, apps
 
     def dispatch(self, req: _Request) -> tuple:
         req.route = self._canonical_route(req)
+        if req.installation is not None:
+            self._within_installation(req)
         for method, pattern, handler in _ROUTES:
             match = pattern.fullmatch(req.route) if method == req.method else None
             if match:
@@ -1407,6 +1570,21 @@ class _Api:
         if req.query:
             location += f"?{urlencode(req.query)}"
         raise _Moved(301 if req.method in ("GET", "HEAD") else 307, location)
+
+    def _within_installation(self, req: _Request) -> None:
+        """An installation token opens its repositories' routes (writes with the permission),
+        and /rate_limit and /installation/repositories; other repositories are 404 to it, as
+        private ones are, and the rest (/user ...) 403."""
+        by_name = _BY_NAME.fullmatch(req.route)
+        if by_name is None:
+            if req.route not in _INSTALLATION_ROUTES:
+                raise _HttpError(403, _NOT_FOR_INTEGRATIONS)
+            return
+        repo = self.store.repo(f"{by_name.group(1)}/{by_name.group(2)}")
+        if repo is None or not req.installation.holds(repo):
+            raise _HttpError(404, "Not Found")
+        if not req.installation.allows(req.method, by_name.group(3) or ""):
+            raise _HttpError(403, _NOT_FOR_INTEGRATIONS)
 
     def _repo(self, owner: str, name: str) -> _Repo:
         repo = self.store.repo(f"{owner}/{name}")
@@ -1584,6 +1762,50 @@ class _Api:
         """202 Accepted; the delivery is sent again, after the answer (github_hooks.py)."""
         self.hooks.redeliver(self._hook(**where), delivery_id)
         return b"{}", None, 202
+
+    # a GitHub App
+    def get_app(self, req):
+        return _dumps(self.apps.app_json()), None
+
+    def list_installations(self, req):
+        found = sorted(self.apps.installations.values(), key=attrgetter("id"))
+        return paginate(req, found, lambda i: _dumps(self.apps.installation_json(i)))
+
+    def get_installation(self, req, installation_id):
+        return _dumps(self.apps.installation_json(self.apps.get(installation_id))), None
+
+    def create_installation_token(self, req, installation_id):
+        """201 {"token", "expires_at", "permissions", "repository_selection"}; the permissions
+        asked ({"issues": "read"}) must be within the installation's (422 otherwise)."""
+        installation = self.apps.get(installation_id)
+        asked = (req.json() or {}).get("permissions") or {}
+        granted = installation.permissions
+        for name, level in asked.items():
+            have = granted.get(name)
+            if level not in _LEVELS or have not in _LEVELS or _LEVELS[level] > _LEVELS[have]:
+                raise _HttpError(422, _NOT_GRANTED)
+        token, expires = self.apps.issue_token(installation)
+        body = {
+            "token": token,
+            "expires_at": iso(expires),
+            "permissions": asked or granted,
+            "repository_selection": "all" if installation.repo_ids is None else "selected",
+        }
+        return _dumps(body), None, 201
+
+    def get_repo_installation(self, req, owner, name):
+        installation = self.apps.of_repo(self._repo(owner, name))
+        return _dumps(self.apps.installation_json(installation)), None
+
+    def list_installation_repos(self, req):
+        installation = req.installation
+        if installation is None:  # GitHub: only an installation token lists these
+            raise _HttpError(403, "You must authenticate with an installation access token")
+        found = sorted(
+            (r for r in self.store.repos.values() if installation.holds(r)), key=attrgetter("id")
+        )
+        page, link = paginate(req, found, self.store.repo_bytes)
+        return b'{"total_count":%d,"repositories":%s}' % (len(found), page), link
 
     def create_issue_comment(self, req, owner, name, number):
         """POST {"body": "..."}: a comment by the authenticated user; 201, as GitHub answers."""
@@ -1786,7 +2008,8 @@ class GitHubEmulator(HttpEmulator):
         self._faults = _Faults()
         self._hooks = HookStore(API, self._store.new_id)
         self._hooks.record_lock = self._lock
-        self._api = _Api(self._store, self._rate, self._hooks)
+        self._apps = _Apps(self._store, self._hooks)
+        self._api = _Api(self._store, self._rate, self._hooks, self._apps)
 
     # data
     def add_repo(self, full_name: str, **fields) -> dict:
@@ -2091,6 +2314,50 @@ class GitHubEmulator(HttpEmulator):
         with self._lock:
             self._hooks.app_id, self._hooks.app_public_numbers = str(app_id), public_numbers
 
+    # the App's installations and their tokens
+    def add_installation(
+        self,
+        account: str,
+        *,
+        repos=None,
+        permissions: dict | None = None,
+        events=APP_EVENTS,
+    ) -> int:
+        """The App installed on `account` (an organization unless it is a known user): on all
+        its repositories (`repos` None), or on the OWNER/NAME ones given; its id. Its tokens
+        open those repositories' routes, writes only with the permission at "write"
+        (APP_PERMISSIONS unless given)."""
+        with self._lock:
+            found = self._apps.add(account, repos, permissions or APP_PERMISSIONS, events)
+            return found.id
+
+    def remove_installation(self, installation_id: int) -> None:
+        """The App uninstalled: its tokens refused (401), its repositories' lookup 404."""
+        with self._lock:
+            self._apps.expire(installation_id)
+            self._apps.installations.pop(installation_id)
+
+    def expire_installation_tokens(self, installation_id: int) -> None:
+        """Every token issued so far to the installation is answered 401 "Bad credentials"
+        from now on (expired or revoked); a new one from access_tokens works."""
+        with self._lock:
+            self._apps.expire(installation_id)
+
+    def installation_tokens(self, installation_id: int) -> list[str]:
+        """The tokens issued to the installation, oldest first."""
+        with self._lock:
+            return [t for t, (i, _) in self._apps.tokens.items() if i == installation_id]
+
+    @property
+    def token_lifetime_s(self) -> int:
+        return self._apps.token_lifetime_s
+
+    @token_lifetime_s.setter
+    def token_lifetime_s(self, seconds: int) -> None:
+        """How long the next installation tokens last (GitHub: an hour)."""
+        with self._lock:
+            self._apps.token_lifetime_s = seconds
+
     def set_hook(self, hook_id: int, *, url: str | None = None, active: bool | None = None):
         with self._lock:
             hook = self._hooks.hooks[hook_id]
@@ -2224,12 +2491,16 @@ class GitHubEmulator(HttpEmulator):
         return reply
 
     def _respond(self, method: str, path: str, query: dict, headers, body: bytes) -> Reply:
-        if self._route_path(path).startswith("/app/"):  # a GitHub App's own: its JWT only
+        installation = None
+        if _JWT_ROUTE.fullmatch(self._route_path(path)):  # a GitHub App's own: its JWT only
             problem = self._hooks.app_problem(headers.get("Authorization"))
             if problem:
                 return self._error_reply(401, problem)
-        elif not self._authorized(headers.get("Authorization")):
-            return self._error_reply(401, "Bad credentials")
+        else:
+            credential = self._credential(headers.get("Authorization"))
+            if credential is None:
+                return self._error_reply(401, "Bad credentials")
+            installation = credential if isinstance(credential, _Installation) else None
         fault = self._faults.take(path)
         if fault is not None:
             return self._fault_reply(fault)
@@ -2239,7 +2510,7 @@ class GitHubEmulator(HttpEmulator):
         if counted and self._rate.remaining <= 0:
             return self._json_reply(403, _RATE_LIMIT_BODY, self._rate.headers())
         origin = f"http://{headers.get('Host') or f'127.0.0.1:{self.port}'}"
-        req = _Request(method, path, route, query, origin, headers, body)
+        req = _Request(method, path, route, query, origin, headers, body, installation)
         return self._answer(req, counted)
 
     def _answer(self, req: _Request, counted: bool) -> Reply:
@@ -2269,8 +2540,16 @@ class GitHubEmulator(HttpEmulator):
         return path[len(self.path_prefix) :].rstrip("/") or "/"
 
     def _authorized(self, value: str | None) -> bool:
+        return self._credential(value) is not None
+
+    def _credential(self, value: str | None):
+        """True for the personal token, the _Installation for an unexpired installation token,
+        None for anything else."""
         scheme, _, credential = (value or "").partition(" ")
-        return scheme.lower() in ("token", "bearer") and credential.strip() == self.token
+        if scheme.lower() not in ("token", "bearer"):
+            return None
+        credential = credential.strip()
+        return True if credential == self.token else self._apps.holder(credential)
 
     def _fault_reply(self, fault: _Fault) -> Reply:
         body = fault.body if fault.body is not None else _FAULT_BODIES.get(fault.status)
@@ -2308,6 +2587,8 @@ class GitHubEmulator(HttpEmulator):
             "If-None-Match": headers.get("If-None-Match"),
             "Authorization": headers.get("Authorization") is not None,
         }
+        _, _, credential = (headers.get("Authorization") or "").partition(" ")
+        issued = self._apps.tokens.get(credential.strip())
         try:
             sent = json.loads(body) if body else None
         except ValueError:
@@ -2320,6 +2601,7 @@ class GitHubEmulator(HttpEmulator):
                 "status": status,
                 "headers": seen,
                 "body": sent,
+                "installation": issued[0] if issued else None,  # whose token, even expired
             }
         )
 

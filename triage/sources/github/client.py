@@ -12,6 +12,12 @@ reads and are never retried by the adapter.
 Retries: 5xx answers are retried with backoff inside the HTTP adapter (urllib3 Retry, GET only).
 A rate limit is never slept on here; it raises RateLimited with the reset time, and the caller
 (a Celery task) reschedules itself for then.
+
+Credentials: the personal token of GITHUB_TOKEN, or, with a GitHub App configured (GITHUB_APP_ID
+and its key), the token of the installation that holds the repository a call is for
+(triage/sources/github/app_auth.py): `build_client(full_name=...)`, and GitHubSource picks it per
+request from the URL's /repos/OWNER/NAME. A request answered 401 with an installation token
+(expired early, revoked) is made once more with a new token; a second 401 is a GitHubError.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from urllib.parse import unquote, urlsplit
 
 import github
 from django.conf import settings
@@ -32,6 +39,7 @@ from config import linear_re
 
 LINK_PART = linear_re.compile(r'<([^>]+)>;\s*rel="([^"]+)"')
 PAGE_PARAM = linear_re.compile(r"[?&]page=(\d+)")
+REPOSITORY_PATH = linear_re.compile(r"/repos/([^/]+)/([^/]+)(?:/.*)?")
 
 
 class GitHubError(Exception):
@@ -91,8 +99,20 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def build_client(*, auth: github.Auth.Auth | None = None) -> github.Github:
-    """The service's client: the token of GITHUB_TOKEN, or `auth` (a GitHub App's)."""
+def _app_auth():  # app_auth builds on this module (its errors, build_client)
+    from triage.sources.github import app_auth
+
+    return app_auth
+
+
+def build_client(
+    *, auth: github.Auth.Auth | None = None, full_name: str | None = None
+) -> github.Github:
+    """The service's client: `auth` when given; with a GitHub App configured and `full_name`
+    (OWNER/NAME) given, the token of the installation that holds that repository (AppNotInstalled
+    when none does, AppMisconfigured naming the setting); else the token of GITHUB_TOKEN."""
+    if auth is None and full_name and _app_auth().app_configured():
+        auth = _app_auth().installation_auth(full_name)
     if auth is None and settings.GITHUB_TOKEN:
         auth = github.Auth.Token(settings.GITHUB_TOKEN)
     retry = Retry(
@@ -114,15 +134,65 @@ def build_client(*, auth: github.Auth.Auth | None = None) -> github.Github:
     )
 
 
-class GitHubSource:
-    """Reads GitHub one request at a time and counts the requests it makes."""
+def repository_of(url: str) -> str | None:
+    """OWNER/NAME of a /repos/OWNER/NAME/... URL (a path, or a full URL under GITHUB_API_URL,
+    as Link headers give); None for other routes (/user, /repositories/ID/...)."""
+    parts = urlsplit(url)
+    path = parts.path
+    if parts.scheme:
+        prefix = urlsplit(settings.GITHUB_API_URL).path.rstrip("/")
+        path = path.removeprefix(prefix)
+    match = REPOSITORY_PATH.fullmatch(path)
+    return f"{unquote(match.group(1))}/{unquote(match.group(2))}" if match else None
 
-    def __init__(self, client: github.Github | None = None):
-        self.client = client or build_client()
+
+def renewed(client: github.Github, exc: GithubException) -> bool:
+    """GitHub answered 401 to an installation token: drop it so the next request asks for a
+    new one (True), once per request (the caller retries once)."""
+    auth = client.requester.auth
+    if exc.status != 401 or not isinstance(auth, _app_auth().InstallationAuth):
+        return False
+    auth.renew()
+    return True
+
+
+class GitHubSource:
+    """Reads GitHub one request at a time and counts the requests it makes.
+
+    Its client: the one given; else, with a GitHub App configured, the client of the installation
+    that holds each request's repository (the URL's /repos/OWNER/NAME; for other URLs, e.g.
+    /repositories/ID/... after a rename, `full_name`, else the repository of its last request);
+    else the personal token's (GITHUB_TOKEN)."""
+
+    def __init__(self, client: github.Github | None = None, *, full_name: str | None = None):
+        self._client = client
+        self.full_name = full_name
+        self._installation_clients: dict[int, github.Github] = {}
+        self._last_repository = full_name
         self.requests = 0
         self.not_modified = 0
         self.rate_remaining: int | None = None
         self.rate_reset_at: datetime | None = None
+
+    @property
+    def client(self) -> github.Github:
+        """The client given, else the one for `full_name` (built at first use)."""
+        if self._client is None:
+            self._client = build_client(full_name=self.full_name)
+        return self._client
+
+    def client_for(self, url: str) -> github.Github:
+        if self._client is not None or not _app_auth().app_configured():
+            return self.client
+        repository = repository_of(url) or self.full_name or self._last_repository
+        if repository is None:
+            return build_client()  # /user, /rate_limit ...: the personal token, if any
+        self._last_repository = repository
+        auth = _app_auth().installation_auth(repository)
+        found = self._installation_clients.get(auth.installation_id)
+        if found is None or found.requester.auth is not auth:
+            found = self._installation_clients[auth.installation_id] = build_client(auth=auth)
+        return found
 
     def get(self, url: str, params: dict | None = None, etag: str = "") -> Page:
         headers = {"If-None-Match": etag} if etag else None
@@ -139,13 +209,18 @@ class GitHubSource:
         return self._request("DELETE", url, input=body) if body else self._request("DELETE", url)
 
     def _request(self, verb: str, url: str, **kwargs) -> Page:
-        self.requests += 1
-        try:
-            response_headers, data = self.client.requester.requestJsonAndCheck(verb, url, **kwargs)
-        except GithubException as exc:
-            raise self._translate(exc) from exc
-        except OSError as exc:  # connection refused, reset, timed out
-            raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
+        client = self.client_for(url)
+        for attempt in (1, 2):  # the second after a 401 with an installation token renewed
+            self.requests += 1
+            try:
+                response_headers, data = client.requester.requestJsonAndCheck(verb, url, **kwargs)
+                break
+            except GithubException as exc:
+                if attempt == 1 and renewed(client, exc):
+                    continue
+                raise self._translate(exc) from exc
+            except OSError as exc:  # connection refused, reset, timed out
+                raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
         page = Page(
             items=data,
             etag=response_headers.get("etag", ""),
@@ -183,11 +258,17 @@ class GitHubSource:
 
 def issue_comment_create(*, full_name: str, number: int, body: str) -> dict:
     """POST one comment on an issue through PyGithub (kernels_ci's opt-in result comment):
-    {"id", "html_url"}. Never retried by the adapter; errors as GitHubError and its kinds."""
-    client = build_client()
+    {"id", "html_url"}. Never retried by the adapter (but once after a 401 that renewed an
+    installation token: GitHub did nothing); errors as GitHubError and its kinds."""
+    client = build_client(full_name=full_name)
+    issue = client.withLazy(True).get_repo(full_name).get_issue(number)  # no GET
     try:
-        issue = client.withLazy(True).get_repo(full_name).get_issue(number)  # no GET
-        comment = issue.create_comment(body)
+        try:
+            comment = issue.create_comment(body)
+        except GithubException as exc:
+            if not renewed(client, exc):
+                raise
+            comment = issue.create_comment(body)
     except GithubException as exc:
         raise GitHubSource(client)._translate(exc) from exc
     except OSError as exc:
@@ -234,11 +315,25 @@ class HookDelivery:
 
 def build_app_client() -> github.Github | None:
     """A client authenticated as the GitHub App (a JWT signed with its private key), for the
-    App's own endpoints; None unless GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY are set."""
-    app_id, key = settings.GITHUB_APP_ID, settings.GITHUB_APP_PRIVATE_KEY
-    if not (app_id and key):
+    App's own endpoints; None unless the App is configured (GITHUB_APP_ID and its key);
+    AppMisconfigured, naming the setting, when its settings cannot work."""
+    if not _app_auth().app_configured():
         return None
-    return build_client(auth=github.Auth.AppAuth(app_id, key))
+    return build_client(auth=_app_auth().app_credentials())
+
+
+def app_bot_login(client: github.Github | None = None) -> str:
+    """The login the App writes as ("SLUG[bot]", GET /app with its JWT); "" without an App."""
+    client = client or build_app_client()
+    if client is None:
+        return ""
+    try:
+        _, data = client.requester.requestJsonAndCheck("GET", "/app")
+    except GithubException as exc:
+        raise GitHubSource(client)._translate(exc) from exc
+    except OSError as exc:
+        raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
+    return f"{data['slug']}[bot]"
 
 
 def _deliveries_listing(client: github.Github, hook: HookAddress):
@@ -279,10 +374,11 @@ def hook_delivery_redeliver(*, client: github.Github, hook: HookAddress, deliver
     GitHubSource(client).post(url, {})
 
 
-def repository_hooks(*, client: github.Github, full_name: str) -> list[dict]:
+def repository_hooks(*, client: github.Github | None = None, full_name: str) -> list[dict]:
     """The repository's webhooks ({"id", "active", "url"}): needs admin rights on it, which a
-    token may lack (GitHubError 404 or 403)."""
+    token may lack (GitHubError 404 or 403); `client` None: build_client(full_name=...)."""
     try:
+        client = client or build_client(full_name=full_name)
         hooks = client.withLazy(True).get_repo(full_name).get_hooks()
         return [
             {"id": hook.id, "active": hook.active, "url": (hook.config or {}).get("url", "")}

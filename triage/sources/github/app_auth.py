@@ -1,0 +1,292 @@
+"""Running as a GitHub App: its settings, its JWT, and the installation tokens that every call
+for a repository carries.
+
+A GitHub App signs a short JWT with its private key (PyGithub's `Auth.AppAuth`); with it, it
+finds the installation that holds a repository (GET /repos/O/N/installation) and asks for that
+installation's token (POST /app/installations/ID/access_tokens, an hour's life). Here:
+
+- the settings: GITHUB_APP_ID and the PEM key, as text (GITHUB_APP_PRIVATE_KEY) or as a file
+  (GITHUB_APP_PRIVATE_KEY_PATH), checked before first use; what is wrong is said by
+  `app_configuration_problems()` (the settings page) and raised as AppMisconfigured, naming the
+  setting, at first use;
+- which installation holds a repository, looked up once and kept for INSTALLATION_TTL_S
+  (`installation_forget` drops one: the installation events of part 2 call it);
+- one InstallationAuth per installation, shared by every client of this process: its token is
+  kept until RENEW_BEFORE before it expires, then asked again; `renew()` drops it at once (the
+  caller got 401 with it: expired early or revoked; triage/sources/github/client.py retries that
+  request once).
+
+PyGithub's own AppInstallationAuth renews 20 s before expiry; ours renews earlier, as a sync's
+page requests can queue behind a slow one for longer than that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import github
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from github import GithubException
+
+from config import linear_re
+from triage.sources.github.client import (
+    GitHubError,
+    GitHubSource,
+    TransientGitHubError,
+    build_client,
+)
+
+RENEW_BEFORE = timedelta(minutes=5)
+INSTALLATION_TTL_S = 3600
+APP_ID = linear_re.compile(r"\d+")
+
+
+class AppMisconfigured(GitHubError, ImproperlyConfigured):
+    """The App's settings cannot work (missing, malformed key, unreadable key file)."""
+
+    def __init__(self, message: str):
+        super().__init__(None, message)
+
+
+class AppNotInstalled(GitHubError):
+    """The App has no installation holding this repository (or it was uninstalled)."""
+
+
+class AppRefused(GitHubError):
+    """GitHub refused the App's JWT (wrong App id, a key not the App's, the clock far off)."""
+
+
+# --- the settings ---------------------------------------------------------------------------
+
+
+def app_configured() -> bool:
+    """Any of the App's settings is set: the service runs as the App (and says what is wrong
+    with its settings rather than falling back to the personal token)."""
+    return bool(
+        settings.GITHUB_APP_ID
+        or settings.GITHUB_APP_PRIVATE_KEY
+        or settings.GITHUB_APP_PRIVATE_KEY_PATH
+    )
+
+
+def app_configuration_problems() -> list[str]:
+    """What is wrong with the App's settings, for people ([] when none is set, or all is well)."""
+    if not app_configured():
+        return []
+    problems = []
+    app_id = str(settings.GITHUB_APP_ID).strip()
+    if not app_id:
+        problems.append("GITHUB_APP_ID is not set: the App's numeric id (its settings page)")
+    elif not APP_ID.fullmatch(app_id):
+        problems.append(f"GITHUB_APP_ID must be the App's numeric id, not {app_id!r}")
+    try:
+        _checked_key(_key_text())
+    except AppMisconfigured as exc:
+        problems.append(str(exc))
+    return problems
+
+
+def app_credentials() -> github.Auth.AppAuth:
+    """The App's auth (its JWT); AppMisconfigured naming the setting when it cannot work."""
+    problems = app_configuration_problems()
+    if problems:
+        raise AppMisconfigured("; ".join(problems))
+    return _app_auth(str(settings.GITHUB_APP_ID).strip(), _key_text())
+
+
+def _key_text() -> str:
+    text, path = settings.GITHUB_APP_PRIVATE_KEY, settings.GITHUB_APP_PRIVATE_KEY_PATH
+    if text and path:
+        raise AppMisconfigured(
+            "set GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH, not both"
+        )
+    if path:
+        try:
+            return Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AppMisconfigured(
+                f"GITHUB_APP_PRIVATE_KEY_PATH: cannot read the App's key from {path}: {exc}"
+            ) from exc
+    if not text:
+        raise AppMisconfigured(
+            "GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH is not set: the App's "
+            "private key (a PEM file generated on the App's settings page)"
+        )
+    return text.replace("\\n", "\n")  # a PEM in one line of an env file, newlines written \n
+
+
+def _checked_key(pem: str) -> None:
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    setting = (
+        "GITHUB_APP_PRIVATE_KEY_PATH"
+        if settings.GITHUB_APP_PRIVATE_KEY_PATH
+        else "GITHUB_APP_PRIVATE_KEY"
+    )
+    try:
+        key = _loaded_key(pem, load_pem_private_key)
+    except (ValueError, TypeError) as exc:
+        raise AppMisconfigured(
+            f"{setting} is not a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...): "
+            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        ) from exc
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise AppMisconfigured(f"{setting} must be the App's RSA key, not {type(key).__name__}")
+
+
+_loaded: dict[str, object] = {}
+
+
+def _loaded_key(pem: str, load):
+    digest = hashlib.sha256(pem.encode()).hexdigest()
+    if digest not in _loaded:
+        _loaded[digest] = load(pem.encode(), password=None)
+    return _loaded[digest]
+
+
+_auths: dict[tuple[str, str], github.Auth.AppAuth] = {}
+
+
+def _app_auth(app_id: str, pem: str) -> github.Auth.AppAuth:
+    key = (app_id, hashlib.sha256(pem.encode()).hexdigest())
+    if key not in _auths:
+        _auths[key] = github.Auth.AppAuth(app_id, pem)
+    return _auths[key]
+
+
+# --- installations and their tokens --------------------------------------------------------
+
+
+class InstallationAuth(github.Auth.AppInstallationAuth):
+    """An installation's token, kept until RENEW_BEFORE its expiry; one per installation and
+    process, safe to share between threads and clients."""
+
+    def __init__(self, app_auth: github.Auth.AppAuth, installation_id: int):
+        super().__init__(app_auth, installation_id)
+        self._lock = threading.Lock()
+        self._authorization = None
+        self.issued = 0  # tokens asked for so far
+
+    @property
+    def token(self) -> str:
+        with self._lock:
+            if self._authorization is None or self._expiring():
+                self._authorization = self._asked()
+                self.issued += 1
+            return self._authorization.token
+
+    def renew(self) -> None:
+        """The next request asks for a new token (GitHub answered 401 to this one)."""
+        with self._lock:
+            self._authorization = None
+
+    def _expiring(self) -> bool:
+        return self._authorization.expires_at - RENEW_BEFORE <= datetime.now(UTC)
+
+    def _asked(self):
+        try:
+            return self._get_installation_authorization()
+        except GithubException as exc:
+            raise _token_refused(self.installation_id, exc) from exc
+        except OSError as exc:  # connection refused, reset, timed out
+            raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
+
+
+def _token_refused(installation_id: int, exc: GithubException) -> GitHubError:
+    if exc.status == 404:
+        _forget_installation_id(installation_id)
+        return AppNotInstalled(
+            404, f"the App's installation {installation_id} is gone (uninstalled?)"
+        )
+    if exc.status == 401:
+        return _jwt_refused(exc)
+    return GitHubSource(client=None)._translate(exc)
+
+
+def _jwt_refused(exc: GithubException) -> AppRefused:
+    message = exc.data.get("message", "") if isinstance(exc.data, dict) else str(exc.data)
+    return AppRefused(
+        401,
+        f"GitHub refused the App's JWT ({message or 'Bad credentials'}): check GITHUB_APP_ID, "
+        "that the private key is the App's, and this machine's clock",
+    )
+
+
+_lock = threading.Lock()
+_installations: dict[tuple, InstallationAuth] = {}
+_repository_installations: dict[tuple, tuple[int, float]] = {}
+
+
+def _scope(app_auth: github.Auth.AppAuth) -> tuple[str, str]:
+    return settings.GITHUB_API_URL, str(app_auth.app_id)
+
+
+def installation_auth(full_name: str) -> InstallationAuth:
+    """The auth of the installation that holds OWNER/NAME (AppNotInstalled when none does)."""
+    app_auth = app_credentials()
+    installation_id = installation_id_for(full_name, app_auth=app_auth)
+    key = (*_scope(app_auth), installation_id)
+    with _lock:
+        found = _installations.get(key)
+        if found is None or found._app_auth is not app_auth:
+            found = _installations[key] = InstallationAuth(app_auth, installation_id)
+        return found
+
+
+def installation_id_for(full_name: str, *, app_auth: github.Auth.AppAuth | None = None) -> int:
+    app_auth = app_auth or app_credentials()
+    key = (*_scope(app_auth), full_name.lower())
+    with _lock:
+        known = _repository_installations.get(key)
+    if known and time.monotonic() - known[1] < INSTALLATION_TTL_S:
+        return known[0]
+    owner, _, name = full_name.partition("/")
+    client = build_client(auth=app_auth)
+    try:
+        _, data = client.requester.requestJsonAndCheck("GET", f"/repos/{owner}/{name}/installation")
+    except GithubException as exc:
+        if exc.status == 404:
+            raise AppNotInstalled(
+                404,
+                f"the App is not installed on {full_name}: install it on the repository or its "
+                "organization (GitHub: the App's settings, Install App)",
+            ) from exc
+        if exc.status == 401:
+            raise _jwt_refused(exc) from exc
+        raise GitHubSource(client)._translate(exc) from exc
+    except OSError as exc:
+        raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
+    with _lock:
+        _repository_installations[key] = (int(data["id"]), time.monotonic())
+    return int(data["id"])
+
+
+def installation_forget(full_name: str) -> None:
+    """Look the repository's installation up again at its next call (it moved, or the App was
+    uninstalled from it)."""
+    with _lock:
+        for key in [k for k in _repository_installations if k[-1] == full_name.lower()]:
+            del _repository_installations[key]
+
+
+def _forget_installation_id(installation_id: int) -> None:
+    with _lock:
+        for key in [k for k, v in _repository_installations.items() if v[0] == installation_id]:
+            del _repository_installations[key]
+        for key in [k for k in _installations if k[-1] == installation_id]:
+            del _installations[key]
+
+
+def app_caches_clear() -> None:
+    """Forget every installation and token (tests; a changed App)."""
+    with _lock:
+        _installations.clear()
+        _repository_installations.clear()
+        _auths.clear()
+        _loaded.clear()
