@@ -22,3 +22,14 @@ def test_it_links_the_admin_for_those_who_may_edit(admin_client, make):
     content = admin_client.get(reverse("settings")).content.decode()
     assert reverse("admin:triage_repository_change", args=[repo.pk]) in content
     assert reverse("admin:releases_releaseseries_add") in content
+
+
+@pytest.mark.django_db
+def test_a_github_app_that_cannot_work_is_said_on_the_settings_page(logged_in_client, settings):
+    from triage.sources.github import app_auth
+
+    settings.GITHUB_APP_ID = "12345"
+    settings.GITHUB_APP_PRIVATE_KEY = "not a PEM key"
+    app_auth.app_caches_clear()
+    content = logged_in_client.get(reverse("settings")).content.decode()
+    assert "The GitHub App cannot be used" in content and "GITHUB_APP_PRIVATE_KEY" in content

@@ -9,6 +9,7 @@ from triage.panels import Panel
 from triage.selectors import home as selectors_home
 from triage.selectors import issues as selectors
 from triage.selectors import social as selectors_social
+from triage.sources.github import app_auth
 
 
 def triage_panel(*, request) -> Panel:
@@ -65,6 +66,7 @@ def repositories_settings_panel(*, request) -> Panel:
         context={
             "overviews": selectors.repository_overviews(),
             "configured_repos": settings.GITHUB_REPOS,
+            "app_problems": app_auth.app_configuration_problems(),
         },
         slug="repositories",
     )

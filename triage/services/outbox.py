@@ -34,12 +34,13 @@ from django.utils import timezone
 from config import wiring
 from triage.models import GitHubWrite, Issue, Repository, WriteSwitch
 from triage.services import upsert
-from triage.sources.github import ingest, records
+from triage.sources.github import app_auth, ingest, records
 from triage.sources.github.client import (
     GitHubError,
     GitHubSource,
     RateLimited,
     TransientGitHubError,
+    app_bot_login,
 )
 from triage.sources.records import parse_timestamp
 
@@ -292,7 +293,12 @@ def _issue_path(row: GitHubWrite) -> str:
 
 @cache
 def _bot_login(api_url: str) -> str:
-    return settings.GITHUB_BOT_LOGIN or (GitHubSource().get("/user").items or {}).get("login", "")
+    """GITHUB_BOT_LOGIN, else the App's "SLUG[bot]", else the token's user (GET /user)."""
+    if settings.GITHUB_BOT_LOGIN:
+        return settings.GITHUB_BOT_LOGIN
+    if app_auth.app_configured():
+        return app_bot_login()
+    return (GitHubSource().get("/user").items or {}).get("login", "")
 
 
 def _marked_comment(row: GitHubWrite, source: GitHubSource, name: str) -> int | None:

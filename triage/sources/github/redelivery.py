@@ -38,6 +38,7 @@ from django.utils import timezone
 from triage.models import Repository, WebhookDelivery, WebhookRedelivery
 from triage.sources.github import client as github_source
 from triage.sources.github import sync, webhooks
+from triage.sources.github.app_auth import AppMisconfigured
 from triage.sources.github.client import GitHubError, HookAddress, RateLimited, TransientGitHubError
 
 logger = logging.getLogger(__name__)
@@ -72,12 +73,17 @@ def failed_deliveries_redeliver(*, now: datetime | None = None) -> RedeliveryRep
     """Ask GitHub again for every delivery it recorded as failed that we never stored."""
     now = now or timezone.now()
     report = RedeliveryReport()
-    client, app_client = github_source.build_client(), github_source.build_app_client()
+    client, app_problem = github_source.build_client(), ""
+    try:
+        app_client = github_source.build_app_client()
+    except AppMisconfigured as exc:  # a bad key skips the App's hook, not every hook
+        app_client, app_problem = None, str(exc)
     for hook in hooks_to_check(client=client, now=now, report=report):
         report.hooks += 1
         hook_client = app_client if hook.target_type == "integration" else client
         if hook_client is None:
-            report.skipped.append(f"{hook}: needs GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY")
+            why = app_problem or "needs GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY"
+            report.skipped.append(f"{hook}: {why}")
             continue
         if hook_client is client and sync.rate_limited_until() is not None:
             report.skipped.append(f"{hook}: the token is rate-limited")
