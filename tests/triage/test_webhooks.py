@@ -453,6 +453,46 @@ def test_a_delivery_with_our_repository_id_under_a_new_name_renames_it(client):
     assert Comment.objects.get().issue.repository == renamed
 
 
+def _synced(full_name: str) -> bool:
+    from django_celery_beat.models import PeriodicTask
+
+    repository = Repository.objects.get(full_name=full_name)
+    return (
+        repository.tracked
+        and PeriodicTask.objects.filter(name=tracking._task_name(repository)).exists()
+    )
+
+
+def test_installation__created(client):
+    assert deliver(client, "installation__created").status_code == 202
+    assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.PROCESSED
+    assert _synced("ROCm/ROCm") and _synced("ROCm/HIP"), "tracked with their sync schedules"
+    payload = fixture_payload("installation__created")
+    assert (
+        Repository.objects.get(full_name="ROCm/HIP").github_id == (payload["repositories"][1]["id"])
+    )
+
+
+def test_installation__deleted(client, make):
+    deliver(client, "installation__created")
+    make.issue(repository=Repository.objects.get(full_name="ROCm/ROCm"), number=9)
+    deliver(client, "installation__deleted")
+    assert not _synced("ROCm/ROCm") and not _synced("ROCm/HIP"), "uninstalled: no more syncs"
+    assert Issue.objects.filter(number=9).exists(), "the data stays"
+
+
+def test_installation_repositories__added(client):
+    assert deliver(client, "installation_repositories__added").status_code == 202
+    assert _synced("ROCm/HIP")
+    assert not Repository.objects.filter(full_name="ROCm/ROCm").exists()
+
+
+def test_installation_repositories__removed(client):
+    deliver(client, "installation__created")
+    deliver(client, "installation_repositories__removed")
+    assert _synced("ROCm/ROCm") and not _synced("ROCm/HIP")
+
+
 def test_star__created(client):
     assert deliver(client, "star__created").status_code == 202
     assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.IGNORED

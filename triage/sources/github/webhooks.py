@@ -30,7 +30,7 @@ from django.utils import timezone
 from config import session_locks, wiring
 from triage.models import Issue, Repository, WebhookDelivery
 from triage.services import batching, tracking, upsert
-from triage.sources.github import ingest
+from triage.sources.github import app_auth, ingest
 
 logger = logging.getLogger(__name__)
 
@@ -53,8 +53,6 @@ IGNORED_EVENTS = frozenset(
         "discussion_comment",
         "fork",
         "gollum",
-        "installation",
-        "installation_repositories",
         "member",
         "membership",
         "merge_group",
@@ -422,6 +420,58 @@ def handle_label(payload: dict) -> None:
         ingest.labels_upsert(repository=repository, labels=[label])
 
 
+def _installed(repositories) -> list[str]:
+    """The repositories an installation event names (GitHub's short repository objects)."""
+    found = []
+    for data in repositories or []:
+        if isinstance(data, dict) and data.get("full_name"):
+            repository = tracking.repository_of_github(data=data)
+            tracking.repository_track(full_name=repository.full_name)
+            found.append(repository.full_name)
+    return found
+
+
+def _uninstalled(repositories) -> list[str]:
+    """Stop syncing them (their issues and history stay) and forget their installation."""
+    found = []
+    for data in repositories or []:
+        if not isinstance(data, dict) or not data.get("full_name"):
+            continue
+        app_auth.installation_forget(str(data["full_name"]))
+        repository = (
+            Repository.objects.filter(
+                github_id=data.get("id") if isinstance(data.get("id"), int) else -1
+            ).first()
+            or Repository.objects.filter(full_name__iexact=data["full_name"]).first()
+        )
+        if repository is not None:
+            tracking.repository_forget(repository=repository)
+            found.append(repository.full_name)
+    return found
+
+
+def handle_installation(payload: dict) -> None:
+    """The GitHub App installed (`created`, `unsuspend`: its repositories are tracked, with their
+    sync schedules) or uninstalled (`deleted`, `suspend`: syncing stops, the data stays)."""
+    action = payload.get("action")
+    if action in ("created", "unsuspend"):
+        _installed(payload.get("repositories"))
+    elif action in ("deleted", "suspend"):
+        _uninstalled(payload.get("repositories"))
+    else:
+        raise Ignored(f"installation {action!r} is not used by this service")
+
+
+def handle_installation_repositories(payload: dict) -> None:
+    """Repositories added to or removed from the App's installation."""
+    if payload.get("action") == "added":
+        _installed(payload.get("repositories_added"))
+    elif payload.get("action") == "removed":
+        _uninstalled(payload.get("repositories_removed"))
+    else:
+        raise Ignored(f"installation_repositories {payload.get('action')!r} is not used")
+
+
 EVENT_HANDLERS: dict[str, Callable[[dict], None]] = {
     "ping": handle_ping,
     "issues": handle_issues,
@@ -429,4 +479,6 @@ EVENT_HANDLERS: dict[str, Callable[[dict], None]] = {
     "pull_request": handle_pull_request,
     "label": handle_label,
     "repository": handle_repository,
+    "installation": handle_installation,
+    "installation_repositories": handle_installation_repositories,
 }
