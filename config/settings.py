@@ -65,6 +65,11 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "csp",
     "axes",
+    # Sign in with GitHub (settings below): allauth's social accounts, GitHub only
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.github",
     "classifiers",
     "triage",
     "kernels_ci",
@@ -90,6 +95,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # a locked-out sign-in gets the lockout page (429)
+    "allauth.account.middleware.AccountMiddleware",  # Sign in with GitHub's flow state
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -466,6 +472,57 @@ ROLES = {
     "release managers": ["@viewers", "releases.manage_trains", "releases.approve_backport"],
     "admins": ["*"],
 }
+
+# --- Sign in with GitHub (django-allauth's GitHub provider; docs/CONFIGURATION.md) --------------
+# An OAuth App's client id and secret (secret from the environment only); the login page offers
+# "Sign in with GitHub" only with both set. GitHub Enterprise: GITHUB_WEB_URL (where users sign in,
+# https://ghe.example.com) beside GITHUB_API_URL (https://ghe.example.com/api/v3).
+GITHUB_OAUTH_CLIENT_ID = os.environ.get("GITHUB_OAUTH_CLIENT_ID", "")
+GITHUB_OAUTH_CLIENT_SECRET = os.environ.get("GITHUB_OAUTH_CLIENT_SECRET", "")
+GITHUB_WEB_URL = os.environ.get("GITHUB_WEB_URL", "https://github.com").rstrip("/")
+
+
+def _github_team_roles(text: str) -> dict[str, list[str]]:
+    """ "ORG/team=role,ORG/team=role" as {"ORG/team": [roles]} (matched in any case)."""
+    mapping: dict[str, list[str]] = {}
+    for entry in (part.strip() for part in text.split(",")):
+        team, _, role = (side.strip() for side in entry.partition("="))
+        if not entry:
+            continue
+        if "/" not in team or not role:
+            raise ImproperlyConfigured(
+                f"GITHUB_TEAM_ROLES: {entry!r} is not ORG/team-slug=role "
+                '(e.g. "ROCm/triage-team=triagers,ROCm/release-managers=release managers")'
+            )
+        if role not in ROLES:
+            raise ImproperlyConfigured(
+                f"GITHUB_TEAM_ROLES: {role!r} is not a role; roles: {', '.join(ROLES)}"
+            )
+        mapping.setdefault(team, []).append(role)
+    return mapping
+
+
+# Roles from organization teams, set at every sign-in with GitHub and daily: a GitHub user holds
+# exactly the mapped roles of their teams (the roles named here; others are left alone).
+GITHUB_TEAM_ROLES = _github_team_roles(os.environ.get("GITHUB_TEAM_ROLES", ""))
+SOCIALACCOUNT_PROVIDERS = {
+    "github": {
+        "SCOPE": ["read:user", "user:email", "read:org"],
+        "OAUTH_PKCE_ENABLED": True,
+        # the app (client id and secret above) and the URLs (GITHUB_WEB_URL, GITHUB_API_URL)
+        # are read per request by triage/views/github_signin.py, not from here
+    }
+}
+# allauth serves only the GitHub flow (config/urls.py): no local sign-up, no e-mail, a GitHub
+# user always becomes a new account (never joined to a local one by e-mail address or name).
+ACCOUNT_ADAPTER = "triage.views.github_signin.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "triage.views.github_signin.SocialAccountAdapter"
+SOCIALACCOUNT_STORE_TOKENS = True  # the daily refresh reads teams with the user's token
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_UNIQUE_EMAIL = False
+ACCOUNT_SIGNUP_FIELDS = ["username*"]
 
 # --- Extension lists (pipeline steps, priority parts, page panels, beat jobs, demo loaders,
 # classifier models, repro backends): config/wiring.py, the one place that lists them.

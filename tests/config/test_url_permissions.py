@@ -27,7 +27,18 @@ from triage.models import (
 )
 from triage.permissions import APPROVE_BACKPORT, APPROVE_REPRO, MANAGE_TRAINS, TRIAGE
 
-PUBLIC = {"login", "github-webhook", "healthz"}
+PUBLIC = {
+    "login",
+    "github-webhook",
+    "healthz",
+    # Sign in with GitHub (triage/views/github_signin.py): 404 unless configured
+    "account_login",  # allauth's name for the login page
+    "github_login",
+    "github_callback",
+    "github-no-role",  # signed in without a role; anonymous users are sent to the login page
+    "socialaccount_login_cancelled",
+    "socialaccount_signup",
+}
 SELF_SERVICE = {
     "logout",
     "preferences",

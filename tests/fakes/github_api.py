@@ -32,6 +32,10 @@ An installation token opens its repositories' routes (writes only with the permi
 other routes 403; once expired (``expire_installation_tokens``) or uninstalled it is 401 "Bad
 credentials". The request log names whose token each request carried (``"installation"``).
 The personal token keeps opening everything.
+Sign in with GitHub (an OAuth App, ``add_oauth_app``; users and their teams, ``add_oauth_user``;
+who is signed in at GitHub, ``oauth_sign_in``): the web flow's ``/login/oauth/authorize`` and
+``/login/oauth/access_token`` at the server's root, and ``/user``, ``/user/emails`` and
+``/user/teams`` with the user's token: tests/fakes/github_oauth.py.
 A renamed repository (``rename_repo``) answers its old name's URLs with ``301 Moved
 Permanently`` (``307`` for writes) to ``/repositories/<id>/...`` with the same query, as
 GitHub does, until another repository takes the old name; ``/repositories/<id>/...`` serves
@@ -68,6 +72,7 @@ from operator import attrgetter
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from tests.fakes.github_hooks import HookApiError, HookStore, link_header
+from tests.fakes.github_oauth import WEB_ROUTES, Grant, OAuthStore
 from tests.fakes.http_emulator import HttpEmulator, Reply
 
 API = "@@EMULATED_GITHUB_API@@"
@@ -1362,10 +1367,21 @@ class _Moved(Exception):
 
 
 class _Request:
-    __slots__ = ("method", "path", "route", "query", "origin", "headers", "body", "installation")
+    __slots__ = (
+        "method",
+        "path",
+        "route",
+        "query",
+        "origin",
+        "headers",
+        "body",
+        "installation",
+        "grant",
+    )
 
     def __init__(self, method, path, route, query, origin, headers, body=b"", installation=None):
         self.method, self.path, self.route, self.query = method, path, route, query
+        self.grant: Grant | None = None  # an OAuth user's token: whose, with which scopes
         self.origin, self.headers, self.body = origin, headers, body
         self.installation = installation  # an installation token's _Installation, else None
 
@@ -1485,6 +1501,9 @@ _ROUTES = tuple(
     (method, re.compile(pattern), handler)
     for method, pattern, handler in (
         ("GET", r"/user", "get_user"),
+        # the signed-in user of an OAuth token (tests/fakes/github_oauth.py)
+        ("GET", r"/user/emails", "list_user_emails"),
+        ("GET", r"/user/teams", "list_user_teams"),
         ("GET", r"/rate_limit", "get_rate_limit"),
         ("GET", _REPO, "get_repo"),
         ("GET", _REPO + r"/issues", "list_issues"),
@@ -1536,13 +1555,18 @@ _MAX_PULL_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
 class _Api:
     """Maps a request to (body bytes, Link header[, status]); raises _HttpError otherwise."""
 
-    def __init__(self, store: _Store, rate: _RateLimit, hooks: HookStore, apps: _Apps):
+    def __init__(
+        self, store: _Store, rate: _RateLimit, hooks: HookStore, apps: _Apps, oauth: OAuthStore
+    ):
         self.store, self.rate, self.hooks, self.apps = store, rate, hooks, apps
+        self.oauth = oauth
 
     def dispatch(self, req: _Request) -> tuple:
         req.route = self._canonical_route(req)
         if req.installation is not None:
             self._within_installation(req)
+        if req.grant is not None and not self.oauth.allows(req.grant, req.route):
+            raise _HttpError(403, _NOT_FOR_INTEGRATIONS)
         for method, pattern, handler in _ROUTES:
             match = pattern.fullmatch(req.route) if method == req.method else None
             if match:
@@ -1598,11 +1622,25 @@ class _Api:
             raise _HttpError(404, "Not Found")
         return rec
 
+    def _login(self, req) -> str:
+        return req.grant.login if req.grant is not None else self.store.login
+
     def get_user(self, req):
+        if req.grant is not None:
+            user = self.oauth.user_json(req.grant.login, self.store.user(req.grant.login))
+            user.update(company=None, public_repos=0, followers=0, following=0)
+            user.update(created_at="2015-03-02T10:00:00Z", updated_at="2025-01-01T00:00:00Z")
+            return _dumps(user), None
         user = dict(self.store.users[self.store.login], name="Emulated User", company=None)
         user.update(public_repos=len(self.store.repos), followers=0, following=0)
         user.update(created_at="2011-01-26T19:01:12Z", updated_at="2025-01-01T00:00:00Z")
         return _dumps(user), None
+
+    def list_user_emails(self, req):
+        return paginate(req, self.oauth.emails_json(self._login(req)), _dumps)
+
+    def list_user_teams(self, req):
+        return paginate(req, self.oauth.teams_json(self._login(req)), _dumps)
 
     def get_rate_limit(self, req):
         return _dumps(self.rate.body()), None
@@ -2009,7 +2047,8 @@ class GitHubEmulator(HttpEmulator):
         self._hooks = HookStore(API, self._store.new_id)
         self._hooks.record_lock = self._lock
         self._apps = _Apps(self._store, self._hooks)
-        self._api = _Api(self._store, self._rate, self._hooks, self._apps)
+        self._oauth = OAuthStore(API, self._store.new_id, self._store.user)
+        self._api = _Api(self._store, self._rate, self._hooks, self._apps, self._oauth)
 
     # data
     def add_repo(self, full_name: str, **fields) -> dict:
@@ -2358,6 +2397,52 @@ class GitHubEmulator(HttpEmulator):
         with self._lock:
             self._apps.token_lifetime_s = seconds
 
+    # Sign in with GitHub: an OAuth App, its users and their teams (tests/fakes/github_oauth.py)
+    def add_oauth_app(
+        self, client_id: str, client_secret: str, *, callback_url: str | None = None
+    ) -> None:
+        """An OAuth App; `callback_url` (as registered on GitHub) bounds the redirect_uri."""
+        with self._lock:
+            self._oauth.add_app(client_id, client_secret, callback_url)
+
+    def add_oauth_user(
+        self,
+        login: str,
+        *,
+        teams=(),
+        emails=None,
+        name: str | None = None,
+        sign_in: bool = True,
+    ) -> None:
+        """A GitHub user and the organization teams ("ORG/team-slug") they belong to; with
+        `sign_in`, the one the next authorize acts for (see oauth_sign_in)."""
+        with self._lock:
+            self._oauth.add_user(login, teams, emails, name)
+            if sign_in:
+                self._oauth.signed_in = login
+
+    def set_oauth_user_teams(self, login: str, teams) -> None:
+        """The user joined or left teams: /user/teams answers these from now on."""
+        with self._lock:
+            self._oauth.user(login).teams = list(teams)
+
+    def oauth_sign_in(self, login: str | None) -> None:
+        """Who the browser is signed in as at GitHub: /login/oauth/authorize authorizes for
+        them; None: the user denies the app (error=access_denied)."""
+        with self._lock:
+            if login is not None:
+                self._oauth.user(login)
+            self._oauth.signed_in = login
+
+    def revoke_oauth_tokens(self, login: str) -> None:
+        """The user revoked the app: their tokens are 401 "Bad credentials" from now on."""
+        with self._lock:
+            self._oauth.revoke(login)
+
+    def oauth_tokens(self, login: str) -> list[str]:
+        with self._lock:
+            return [t for t, g in self._oauth.tokens.items() if g.login.lower() == login.lower()]
+
     def set_hook(self, hook_id: int, *, url: str | None = None, active: bool | None = None):
         with self._lock:
             hook = self._hooks.hooks[hook_id]
@@ -2483,15 +2568,25 @@ class GitHubEmulator(HttpEmulator):
         query = dict(parse_qsl(parts.query, keep_blank_values=True))
         with self._lock:
             try:
-                reply = self._respond(method, parts.path, query, headers, body)
+                if parts.path.rstrip("/") in WEB_ROUTES:  # GitHub's web host, not the API's
+                    reply = self._web(method, parts.path.rstrip("/"), query, headers, body)
+                else:
+                    reply = self._respond(method, parts.path, query, headers, body)
             except Exception:
                 traceback.print_exc()
                 reply = self._error_reply(500, "Emulator error")
             self._log_request(method, parts.path, query, reply.status, headers, body)
         return reply
 
+    def _web(self, method: str, path: str, query: dict, headers, body: bytes) -> Reply:
+        if path == "/login/oauth/authorize" and method == "GET":
+            return Reply(*self._oauth.authorize(query))
+        if path == "/login/oauth/access_token" and method == "POST":
+            return Reply(*self._oauth.access_token(headers, body))
+        return Reply(404, [("Content-Type", "text/html; charset=utf-8")], b"<h1>Not Found</h1>")
+
     def _respond(self, method: str, path: str, query: dict, headers, body: bytes) -> Reply:
-        installation = None
+        installation = grant = None
         if _JWT_ROUTE.fullmatch(self._route_path(path)):  # a GitHub App's own: its JWT only
             problem = self._hooks.app_problem(headers.get("Authorization"))
             if problem:
@@ -2501,6 +2596,7 @@ class GitHubEmulator(HttpEmulator):
             if credential is None:
                 return self._error_reply(401, "Bad credentials")
             installation = credential if isinstance(credential, _Installation) else None
+            grant = credential if isinstance(credential, Grant) else None
         fault = self._faults.take(path)
         if fault is not None:
             return self._fault_reply(fault)
@@ -2511,6 +2607,7 @@ class GitHubEmulator(HttpEmulator):
             return self._json_reply(403, _RATE_LIMIT_BODY, self._rate.headers())
         origin = f"http://{headers.get('Host') or f'127.0.0.1:{self.port}'}"
         req = _Request(method, path, route, query, origin, headers, body, installation)
+        req.grant = grant
         return self._answer(req, counted)
 
     def _answer(self, req: _Request, counted: bool) -> Reply:
@@ -2544,12 +2641,14 @@ class GitHubEmulator(HttpEmulator):
 
     def _credential(self, value: str | None):
         """True for the personal token, the _Installation for an unexpired installation token,
-        None for anything else."""
+        the Grant of an OAuth user's token, None for anything else."""
         scheme, _, credential = (value or "").partition(" ")
         if scheme.lower() not in ("token", "bearer"):
             return None
         credential = credential.strip()
-        return True if credential == self.token else self._apps.holder(credential)
+        if credential == self.token:
+            return True
+        return self._apps.holder(credential) or self._oauth.grant(credential)
 
     def _fault_reply(self, fault: _Fault) -> Reply:
         body = fault.body if fault.body is not None else _FAULT_BODIES.get(fault.status)
