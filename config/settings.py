@@ -383,6 +383,10 @@ RESPONSE_DEADLINE_HOURS = {
 RESPONSE_GOAL_WORKING_DAYS = int(os.environ.get("RESPONSE_GOAL_WORKING_DAYS", "3"))
 RESPONSE_WINDOW_DAYS = int(os.environ.get("RESPONSE_WINDOW_DAYS", "90"))
 RESPONSE_DIGEST_RECIPIENTS = env_list("RESPONSE_DIGEST_RECIPIENTS")
+# A backfill (a first or --full sync) stops when its budget (the token's, or its App
+# installation's) falls to this many requests, and goes on after the reset: the rest is for the
+# other repositories' incremental syncs and the outbox's writes.
+GITHUB_RATE_RESERVE = int(os.environ.get("GITHUB_RATE_RESERVE", "500"))
 # 5xx answers are retried this many times inside one request, with exponential backoff.
 GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
 GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))

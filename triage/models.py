@@ -35,6 +35,12 @@ class Repository(models.Model):
         default=False,
         help_text="Apply predicted kind and component labels on GitHub (above the threshold).",
     )
+    installation_id = models.BigIntegerField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="the GitHub App installation that holds it (its rate budget); none: the token",
+    )
     github_actions = models.JSONField(
         default=list,
         blank=True,

@@ -35,7 +35,8 @@ def sync_repository(
     repository = Repository.objects.filter(pk=repository_id, tracked=True).first()
     if repository is None:
         return "not tracked"
-    limited_until = sync.rate_limited_until()  # the token's limit, shared by every repository
+    # the limit of its budget (the token's, or its App installation's), shared by its repositories
+    limited_until = sync.rate_limited_until(repository)
     if limited_until is not None:
         if self.request.retries and not self.request.is_eager:
             # our own reschedule woke before the reset (countdowns stay under the broker's
@@ -312,3 +313,11 @@ def response_digest_send() -> str:
     from triage.services import digest, ownership
 
     return digest.response_digest_send(recipients_of=ownership.component_owner_emails).summary()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def github_roles_refresh() -> dict[str, int]:
+    """Daily from beat: the roles of users who sign in with GitHub follow their teams."""
+    from triage.services import github_signin
+
+    return github_signin.github_roles_refresh()

@@ -447,3 +447,43 @@ def test_a_sync_answered_301_follows_it_and_takes_the_new_name(populated):
     assert list(
         PeriodicTask.objects.filter(name__startswith="sync GitHub").values_list("name", flat=True)
     ) == ["sync GitHub ROCm/rocm-systems"]
+
+
+def test_a_backfill_stops_at_its_reserve_and_leaves_the_budget_to_the_others(populated, settings):
+    import time
+
+    settings.GITHUB_RATE_RESERVE = 40
+    populated.set_rate_limit(42, int(time.time()) + 600)
+    repository = tracking.repository_track(full_name=REPO)
+    with pytest.raises(sync.BudgetReserved) as raised:
+        sync.repository_sync(repository=repository)
+    assert "kept for the other repositories" in str(raised.value)
+    assert populated.rate_limit_remaining == 40, "it stopped at the reserve, not at zero"
+    assert sync.rate_limited_until(repository) is None, "the budget is not marked exhausted"
+    # a repository already backfilled (webhook-fed, incremental) syncs on the reserve
+    other = "ROCm/HIP"
+    populated.add_repo(other)
+    populated.add_issue(other, title="hipcc crash")
+    hip = tracking.repository_track(full_name=other)
+    SyncState.objects.create(repository=hip, resource="issues", backfill_done=True)
+    sync.repository_sync(repository=hip)
+    assert populated.rate_limit_remaining < 40
+
+
+def test_a_rate_limit_holds_only_the_repositories_of_its_budget(populated):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    token = tracking.repository_track(full_name=REPO)
+    installed = tracking.repository_track(full_name="ROCm/HIP")
+    Repository.objects.filter(pk=installed.pk).update(installation_id=77)
+    installed.refresh_from_db()
+    SyncState.objects.create(
+        repository=installed,
+        resource="issues",
+        rate_limit_remaining=0,
+        rate_limit_reset_at=timezone.now() + timedelta(minutes=5),
+    )
+    assert sync.rate_limited_until(installed) is not None
+    assert sync.rate_limited_until(token) is None, "another budget"

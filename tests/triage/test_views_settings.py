@@ -33,3 +33,29 @@ def test_a_github_app_that_cannot_work_is_said_on_the_settings_page(logged_in_cl
     app_auth.app_caches_clear()
     content = logged_in_client.get(reverse("settings")).content.decode()
     assert "The GitHub App cannot be used" in content and "GITHUB_APP_PRIVATE_KEY" in content
+
+
+@pytest.mark.django_db
+def test_it_shows_each_rate_budget_with_its_repositories(logged_in_client, make):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from triage.models import SyncState
+
+    rocm = make.repository("ROCm/ROCm")
+    hip = make.repository("ROCm/HIP", installation_id=57412803)
+    SyncState.objects.create(
+        repository=hip,
+        resource="issues",
+        rate_limit_remaining=0,
+        rate_limit_reset_at=timezone.now() + timedelta(minutes=30),
+        last_run_at=timezone.now(),
+    )
+    SyncState.objects.create(
+        repository=rocm, resource="issues", rate_limit_remaining=4200, last_run_at=timezone.now()
+    )
+    content = logged_in_client.get(reverse("settings")).content.decode()
+    assert "GitHub rate budgets" in content
+    assert "installation 57412803" in content and "the token" in content
+    assert "4200" in content and "limited" in content

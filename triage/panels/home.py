@@ -67,6 +67,8 @@ def repositories_settings_panel(*, request) -> Panel:
             "overviews": selectors.repository_overviews(),
             "configured_repos": settings.GITHUB_REPOS,
             "app_problems": app_auth.app_configuration_problems(),
+            "budgets": selectors.rate_budgets(),
+            "reserve": settings.GITHUB_RATE_RESERVE,
         },
         slug="repositories",
     )

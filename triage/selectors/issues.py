@@ -62,6 +62,52 @@ class DeliverySummary:
         return sum(self.by_status.values())
 
 
+@dataclass
+class RateBudget:
+    """One rate budget: the token's, or a GitHub App installation's, and its repositories."""
+
+    installation_id: int | None
+    repositories: list[str] = field(default_factory=list)
+    remaining: int | None = None
+    reset_at: datetime | None = None
+    seen_at: datetime | None = None
+
+    @property
+    def name(self) -> str:
+        return f"installation {self.installation_id}" if self.installation_id else "the token"
+
+    @property
+    def limited(self) -> bool:
+        return self.remaining == 0 and bool(self.reset_at and self.reset_at > timezone.now())
+
+
+def rate_budgets() -> list[RateBudget]:
+    """Each budget with what the latest sync of one of its repositories read of it, in two
+    queries (the settings page's "GitHub rate budgets")."""
+    budgets: dict[int | None, RateBudget] = {}
+    tracked = Repository.objects.filter(tracked=True).order_by("full_name")
+    for full_name, installation_id in tracked.values_list("full_name", "installation_id"):
+        budget = budgets.setdefault(installation_id, RateBudget(installation_id))
+        budget.repositories.append(full_name)
+    latest = (
+        SyncState.objects.filter(repository__tracked=True, rate_limit_remaining__isnull=False)
+        .order_by("-last_run_at")
+        .values_list(
+            "repository__installation_id",
+            "rate_limit_remaining",
+            "rate_limit_reset_at",
+            "last_run_at",
+        )
+    )
+    for installation_id, remaining, reset_at, seen_at in latest[:1000]:
+        budget = budgets.get(installation_id)
+        if budget is not None and budget.seen_at is None:
+            budget.remaining, budget.reset_at, budget.seen_at = remaining, reset_at, seen_at
+    return sorted(
+        budgets.values(), key=lambda b: (b.installation_id is not None, b.installation_id or 0)
+    )
+
+
 def repository_overviews() -> list[RepositoryOverview]:
     """Tracked repositories with their sync states and issue counts, in four queries."""
     repositories = Repository.objects.filter(tracked=True).prefetch_related(

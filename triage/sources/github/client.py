@@ -63,6 +63,11 @@ class RateLimited(GitHubError):
         return max(1.0, (self.reset_at - datetime.now(UTC)).total_seconds() + 1)
 
 
+class BudgetReserved(RateLimited):
+    """Not GitHub's limit: this source (a backfill) stopped at its reserve, leaving the rest of
+    the budget to the other repositories until the reset; they are not held back."""
+
+
 @dataclass
 class Page:
     items: list | dict | None  # None when GitHub answered 304 Not Modified
@@ -173,6 +178,9 @@ class GitHubSource:
         self.not_modified = 0
         self.rate_remaining: int | None = None
         self.rate_reset_at: datetime | None = None
+        # A backfill stops when the budget falls to this (sync: GITHUB_RATE_RESERVE), so that
+        # one large repository never spends what the webhook-fed ones need; 0: no reserve.
+        self.reserve = 0
 
     @property
     def client(self) -> github.Github:
@@ -209,6 +217,17 @@ class GitHubSource:
         return self._request("DELETE", url, input=body) if body else self._request("DELETE", url)
 
     def _request(self, verb: str, url: str, **kwargs) -> Page:
+        if (
+            self.reserve
+            and self.rate_remaining is not None
+            and self.rate_remaining <= self.reserve
+            and self.rate_reset_at is not None
+            and self.rate_reset_at > datetime.now(UTC)  # what was read before a reset is stale
+        ):
+            reset_at = self.rate_reset_at
+            raise BudgetReserved(
+                reset_at, f"{self.rate_remaining} requests left: kept for the other repositories"
+            )
         client = self.client_for(url)
         for attempt in (1, 2):  # the second after a 401 with an installation token renewed
             self.requests += 1

@@ -57,8 +57,13 @@ from triage import pipeline
 from triage.models import Issue, Repository, SyncState
 from triage.services import tracking
 from triage.services.upsert import UpsertResult
-from triage.sources.github import ingest
-from triage.sources.github.client import GitHubError, GitHubSource, RateLimited
+from triage.sources.github import app_auth, ingest
+from triage.sources.github.client import (
+    BudgetReserved,
+    GitHubError,
+    GitHubSource,
+    RateLimited,
+)
 from triage.sources.records import parse_timestamp
 
 logger = logging.getLogger(__name__)
@@ -502,9 +507,34 @@ def repository_sync(
         )
 
 
+def _installation_note(repository: Repository) -> None:
+    """With a GitHub App, which installation holds the repository (its rate budget)."""
+    if repository.installation_id is not None or not app_auth.app_configured():
+        return
+    try:
+        found = app_auth.installation_id_for(repository.full_name)
+    except GitHubError as exc:  # not installed, a bad key: the sync's own request will say so
+        logger.debug("installation of %s not found: %s", repository.full_name, exc)
+        return
+    Repository.objects.filter(pk=repository.pk).update(installation_id=found)
+    repository.installation_id = found
+
+
+def _backfilling(repository: Repository, full: bool) -> bool:
+    return (
+        full
+        or not SyncState.objects.filter(
+            repository=repository, resource=SyncState.Resource.ISSUES, backfill_done=True
+        ).exists()
+    )
+
+
 def _repository_sync(*, repository, full, source, progress, report) -> SyncReport:
-    source = source or GitHubSource()
+    source = source or GitHubSource(full_name=repository.full_name)
     report = report or SyncReport(repository=repository.full_name)
+    _installation_note(repository)
+    if _backfilling(repository, full):
+        source.reserve = settings.GITHUB_RATE_RESERVE
     resource = SyncState.Resource.REPOSITORY
     if full:  # every resource starts over; a retry after an interruption goes on incrementally
         SyncState.objects.filter(repository=repository).update(
@@ -523,7 +553,8 @@ def _repository_sync(*, repository, full, source, progress, report) -> SyncRepor
     except RepositoryNotFound:
         raise
     except Exception as exc:
-        limited = isinstance(exc, RateLimited)
+        # GitHub's limit holds every repository of the budget; a backfill's reserve only itself
+        limited = isinstance(exc, RateLimited) and not isinstance(exc, BudgetReserved)
         SyncState.objects.filter(repository=repository, resource=resource).update(
             last_error=str(exc)[:2000],
             # a rate limit holds every resource of the token until its reset
@@ -541,17 +572,19 @@ def _repository_sync(*, repository, full, source, progress, report) -> SyncRepor
 # --- rate limits, as the scheduled task sees them ------------------------------------------------
 
 
-def rate_limited_until() -> datetime | None:
+def rate_limited_until(repository: Repository | None = None) -> datetime | None:
     """When the rate limit the last syncs hit resets (None: not limited now).
 
-    The limit belongs to the token (GITHUB_TOKEN), which every repository's sync shares.
-    """
+    A limit belongs to a budget: the token (GITHUB_TOKEN), which every repository without a
+    GitHub App installation shares, or one installation, which its repositories share. Without
+    `repository`: any budget."""
+    states = SyncState.objects.filter(
+        rate_limit_remaining__lte=0, rate_limit_reset_at__gt=timezone.now()
+    )
+    if repository is not None:  # None is the token's budget (IS NULL)
+        states = states.filter(repository__installation_id=repository.installation_id)
     return (
-        SyncState.objects.filter(
-            rate_limit_remaining__lte=0,
-            rate_limit_reset_at__gt=timezone.now(),
-        )
-        .order_by("-rate_limit_reset_at")
+        states.order_by("-rate_limit_reset_at")
         .values_list("rate_limit_reset_at", flat=True)
         .first()
     )

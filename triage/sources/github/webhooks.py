@@ -420,13 +420,20 @@ def handle_label(payload: dict) -> None:
         ingest.labels_upsert(repository=repository, labels=[label])
 
 
-def _installed(repositories) -> list[str]:
-    """The repositories an installation event names (GitHub's short repository objects)."""
+def _installation_id(payload: dict) -> int | None:
+    found = (payload.get("installation") or {}).get("id")
+    return found if isinstance(found, int) else None
+
+
+def _installed(repositories, installation_id: int | None) -> list[str]:
+    """The repositories an installation event names (GitHub's short repository objects): tracked,
+    and known as the installation's (its rate budget)."""
     found = []
     for data in repositories or []:
         if isinstance(data, dict) and data.get("full_name"):
             repository = tracking.repository_of_github(data=data)
             tracking.repository_track(full_name=repository.full_name)
+            Repository.objects.filter(pk=repository.pk).update(installation_id=installation_id)
             found.append(repository.full_name)
     return found
 
@@ -446,6 +453,7 @@ def _uninstalled(repositories) -> list[str]:
         )
         if repository is not None:
             tracking.repository_forget(repository=repository)
+            Repository.objects.filter(pk=repository.pk).update(installation_id=None)
             found.append(repository.full_name)
     return found
 
@@ -455,7 +463,7 @@ def handle_installation(payload: dict) -> None:
     sync schedules) or uninstalled (`deleted`, `suspend`: syncing stops, the data stays)."""
     action = payload.get("action")
     if action in ("created", "unsuspend"):
-        _installed(payload.get("repositories"))
+        _installed(payload.get("repositories"), _installation_id(payload))
     elif action in ("deleted", "suspend"):
         _uninstalled(payload.get("repositories"))
     else:
@@ -465,7 +473,7 @@ def handle_installation(payload: dict) -> None:
 def handle_installation_repositories(payload: dict) -> None:
     """Repositories added to or removed from the App's installation."""
     if payload.get("action") == "added":
-        _installed(payload.get("repositories_added"))
+        _installed(payload.get("repositories_added"), _installation_id(payload))
     elif payload.get("action") == "removed":
         _uninstalled(payload.get("repositories_removed"))
     else:
