@@ -111,6 +111,8 @@ BEAT_START: list[str] = [
     "kernels_ci.schedules.schedules_install",  # nightly verification, runners heartbeat
     "releases.schedules.schedules_install",  # punts, burndown, forecast
     "triage.services.digest.schedules_install",  # weekly response-times digest
+    # daily GitHub team -> role refresh, with GITHUB_OAUTH_CLIENT_ID and GITHUB_TEAM_ROLES set
+    "triage.services.github_signin.schedules_install",
 ]
 
 # --- Demo data: `load_demo` runs these in order, each `fn() -> report` ----------------------
