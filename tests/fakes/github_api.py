@@ -3,7 +3,9 @@
 It behaves like api.github.com where our code can tell the difference: object shapes,
 pagination with ``Link`` headers, ``ETag``/``If-None-Match`` and 304, rate-limit headers and
 the 403 that follows an exhausted limit, and injected 4xx/5xx faults. Reads: repositories,
-issues, pull requests and their commits, comments, labels, reactions. Writes, by the
+issues, pull requests and their commits and changed files (``/pulls/N/files``: filename,
+status, additions, deletions, changes, previous_filename of a rename; at most 3,000), comments,
+labels, reactions. Writes, by the
 authenticated user, each counted against the rate limit and open to injected faults (404 for a
 repository, issue or comment that does not exist, 422 "Validation Failed" for a bad value):
 
@@ -16,6 +18,9 @@ repository, issue or comment that does not exist, 422 "Validation Failed" for a 
 - ``POST .../issues/N/assignees`` (201; logins that may not be assigned silently left out; see
   ``add_collaborator``) and ``DELETE`` of the same path;
 - ``POST .../issues/N/comments`` (201);
+- ``POST .../pulls/N/requested_reviewers`` (201 with the pull request, its
+  requested_reviewers and requested_teams; 422 for the author, or for a user or team that is not
+  a collaborator: see ``add_collaborator`` and ``add_team``), and ``GET`` of the same path;
 - ``POST .../issues/N/reactions`` and ``.../issues/comments/ID/reactions``: 201 with a new
   reaction, 200 with the user's existing one of that content.
 
@@ -146,6 +151,9 @@ class _Issue:
         "reactions",
         "commits",
         "closed_by",
+        "files",
+        "reviewers",
+        "review_teams",
         "cache",
     )
 
@@ -159,6 +167,8 @@ class _Issue:
         self.reactions = None  # {content: count}
         self.commits = None  # commit messages of a PR; None: generated from its number
         self.closed_by = None  # who closed it through the API; None: its merger or author
+        self.files = None  # a PR's changed files (dicts); None: generated from its number
+        self.reviewers, self.review_teams = (), ()  # requested reviews: logins, team slugs
         self.cache = None
 
     @property
@@ -209,6 +219,8 @@ class _Repo:
         self.reactions: dict[tuple[str, int], list[_Reaction]] = {}
         # assignable logins (collaborators), lower-cased -> login; empty: everyone
         self.collaborators: dict[str, str] = {}
+        # teams with access (review requests), lower-cased slug -> team JSON; empty: any team
+        self.teams: dict[str, dict] = {}
         self.next_number = 1
         self._views: dict = {}
         self._by_updated = None
@@ -674,8 +686,8 @@ class _Store:
             "merge_commit_sha": rec.merge_commit_sha,
             "assignee": assignees[0] if assignees else None,
             "assignees": assignees,
-            "requested_reviewers": [],
-            "requested_teams": [],
+            "requested_reviewers": [self.user(login) for login in rec.reviewers],
+            "requested_teams": [repo.teams[slug.lower()] for slug in rec.review_teams],
             "labels": [repo.labels[name.lower()] for name in rec.labels],
             "milestone": None,
             "draft": rec.draft,
@@ -752,7 +764,6 @@ class _Store:
 
     def _pull_details(self, repo: _Repo, rec: _Issue) -> dict:
         is_open = rec.state == "open"
-        n = rec.number
         return {
             "merged": rec.merged,
             "mergeable": True if is_open else None,
@@ -763,10 +774,46 @@ class _Store:
             "review_comments": 0,
             "maintainer_can_modify": False,
             "commits": len(self.commit_list(repo, rec)),
-            "additions": 10 + (n * 37) % 500,
-            "deletions": (n * 13) % 200,
-            "changed_files": 1 + n % 12,
+            "additions": sum(f["additions"] for f in self.file_list(repo, rec)),
+            "deletions": sum(f["deletions"] for f in self.file_list(repo, rec)),
+            "changed_files": len(self.file_list(repo, rec)),
         }
+
+    def file_list(self, repo: _Repo, rec: _Issue) -> list[dict]:
+        """A PR's changed files ({filename, status, additions, deletions, previous_filename}),
+        as given, else a few generated from its number."""
+        if rec.files is not None:
+            return list(rec.files)
+        n = rec.number
+        return [
+            _file_entry(
+                f"src/module{(n + i) % 5}/file{i}.cpp", "modified", 10 + (n * 37 + i) % 90, i
+            )
+            for i in range(1 + n % 12)
+        ]
+
+    def file_dict(self, repo: _Repo, rec: _Issue, entry: dict) -> dict:
+        """One entry of GET /repos/O/N/pulls/N/files, in GitHub's shape."""
+        head = self.commit_list(repo, rec)[-1][0]
+        name = entry["filename"]
+        path = quote(name)
+        found = {
+            "sha": _sha(repo.full_name, head, name),
+            "filename": name,
+            "status": entry["status"],
+            "additions": entry["additions"],
+            "deletions": entry["deletions"],
+            "changes": entry["additions"] + entry["deletions"],
+            "blob_url": f"{WEB}/{repo.full_name}/blob/{head}/{path}",
+            "raw_url": f"{WEB}/{repo.full_name}/raw/{head}/{path}",
+            "contents_url": f"{API}/repos/{repo.full_name}/contents/{path}?ref={head}",
+        }
+        if entry["additions"] + entry["deletions"]:  # none for a pure rename, as on GitHub
+            lines = "\n".join(["+"] * entry["additions"] + ["-"] * entry["deletions"])
+            found["patch"] = f"@@ -1,{entry['deletions']} +1,{entry['additions']} @@\n{lines}"
+        if entry.get("previous_filename"):
+            found["previous_filename"] = entry["previous_filename"]
+        return found
 
     def _branch(self, repo: _Repo, ref: str, sha: str) -> dict:
         return {
@@ -838,6 +885,47 @@ class _Store:
         if not repo.collaborators:
             return login
         return repo.collaborators.get(login.lower())
+
+
+_FILE_STATUSES = ("added", "removed", "modified", "renamed", "copied", "changed", "unchanged")
+
+
+def _file_entry(filename, status="modified", additions=1, deletions=0, previous_filename=None):
+    if status not in _FILE_STATUSES:
+        raise ValueError(f"a file's status is one of {', '.join(_FILE_STATUSES)}; got {status!r}")
+    entry = {"filename": filename, "status": status, "additions": additions}
+    entry["deletions"] = deletions
+    if previous_filename:
+        entry["previous_filename"] = previous_filename
+    return entry
+
+
+def _file_entries(files) -> tuple:
+    """Files as add_pull takes them: a path (modified, one line added) or a dict of
+    _file_entry's arguments (a rename: status "renamed" and previous_filename)."""
+    return tuple(
+        _file_entry(item) if isinstance(item, str) else _file_entry(**item) for item in files
+    )
+
+
+def _team_json(repo: _Repo, team_id: int, slug: str, name: str) -> dict:
+    org = repo.owner
+    url = f"{API}/organizations/{team_id // 1000}/team/{team_id}"
+    return {
+        "id": team_id,
+        "node_id": _node_id("T", team_id),
+        "url": url,
+        "html_url": f"{WEB}/orgs/{org}/teams/{slug}",
+        "name": name,
+        "slug": slug,
+        "description": None,
+        "privacy": "closed",
+        "notification_setting": "notifications_enabled",
+        "permission": "push",
+        "members_url": url + "/members{/member}",
+        "repositories_url": url + "/repos",
+        "parent": None,
+    }
 
 
 def _pull_hrefs(base: str, url: str, html: str, issue_url: str, head_sha: str) -> dict:
@@ -1528,6 +1616,9 @@ _ROUTES = tuple(
         ("GET", _REPO + r"/pulls", "list_pulls"),
         ("GET", _REPO + r"/pulls/(?P<number>\d+)", "get_pull"),
         ("GET", _REPO + r"/pulls/(?P<number>\d+)/commits", "list_pull_commits"),
+        ("GET", _REPO + r"/pulls/(?P<number>\d+)/files", "list_pull_files"),
+        ("GET", _REPO + r"/pulls/(?P<number>\d+)/requested_reviewers", "list_requested_reviewers"),
+        ("POST", _REPO + r"/pulls/(?P<number>\d+)/requested_reviewers", "request_reviewers"),
         ("GET", _REPO + r"/labels", "list_labels"),
         # webhooks (tests/fakes/github_hooks.py): a repository's, an organization's, the App's
         ("GET", _REPO + r"/hooks", "list_hooks"),
@@ -1550,6 +1641,11 @@ _ROUTES = tuple(
     )
 )
 _MAX_PULL_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
+_MAX_PULL_FILES = 3000  # and at most 3,000 of its changed files
+_NOT_COLLABORATOR = (
+    "Reviews may only be requested from collaborators. One or more of the users or teams you "
+    "specified is not a collaborator of the {} repository."
+)
 
 
 class _Api:
@@ -1710,6 +1806,51 @@ class _Api:
             raise _HttpError(404, "Not Found")
         indexes = list(range(len(self.store.commit_list(repo, rec))))[:_MAX_PULL_COMMITS]
         return paginate(req, indexes, lambda i: _dumps(self.store.commit_dict(repo, rec, i)))
+
+    def _pull(self, repo: _Repo, number: str) -> _Issue:
+        rec = self._issue(repo, number)
+        if not rec.is_pr:
+            raise _HttpError(404, "Not Found")
+        return rec
+
+    def list_pull_files(self, req, owner, name, number):
+        """GitHub's order, 30 a page by default (per_page up to 100), at most 3,000 files."""
+        repo = self._repo(owner, name)
+        rec = self._pull(repo, number)
+        files = self.store.file_list(repo, rec)[:_MAX_PULL_FILES]
+        return paginate(req, files, lambda entry: _dumps(self.store.file_dict(repo, rec, entry)))
+
+    def list_requested_reviewers(self, req, owner, name, number):
+        repo = self._repo(owner, name)
+        rec = self._pull(repo, number)
+        users = [self.store.user(login) for login in rec.reviewers]
+        return _dumps(
+            {"users": users, "teams": [repo.teams[t.lower()] for t in rec.review_teams]}
+        ), None
+
+    def request_reviewers(self, req, owner, name, number):
+        """POST {"reviewers": [logins], "team_reviewers": [slugs]}: 201 with the pull request.
+        422 as GitHub answers: the author asked, or a user (team) that is not a collaborator
+        (has no access) once the repository has collaborators (teams) set; nothing changes."""
+        repo = self._repo(owner, name)
+        rec = self._pull(repo, number)
+        data = req.json()
+        users, teams = _logins(_field(data, "reviewers")), _logins(_field(data, "team_reviewers"))
+        if not users and not teams:
+            raise _HttpError(422, "Validation Failed")
+        if any(login.lower() == rec.user.lower() for login in users):
+            raise _HttpError(422, "Review cannot be requested from pull request author.")
+        found = [self.store.assignable(repo, login) for login in users]
+        unknown = [slug for slug in teams if slug.lower() not in repo.teams]
+        if None in found or (unknown and repo.teams) or (teams and not repo.teams):
+            raise _HttpError(422, _NOT_COLLABORATOR.format(repo.full_name))
+        held = {login.lower() for login in rec.reviewers}
+        rec.reviewers += tuple(login for login in found if login.lower() not in held)
+        held = {slug.lower() for slug in rec.review_teams}
+        slugs = [repo.teams[slug.lower()]["slug"] for slug in teams]
+        rec.review_teams += tuple(slug for slug in slugs if slug.lower() not in held)
+        self._changed(repo, rec)
+        return self.store.pull_bytes(repo, rec, full=False), None, 201
 
     def list_issue_labels(self, req, owner, name, number):
         repo = self._repo(owner, name)
@@ -2200,6 +2341,30 @@ class GitHubEmulator(HttpEmulator):
             found = self._store.ensure_repo(repo)
             self._store.user(login)
             found.collaborators[login.lower()] = login
+
+    def add_team(self, repo: str, slug: str, name: str | None = None) -> dict:
+        """A team of the repository's organization with access to it (reviews may be requested
+        of it). Once a repository has teams only they may be: others are 422, as GitHub does;
+        a repository without teams has none to request."""
+        with self._lock:
+            found = self._store.ensure_repo(repo)
+            team = _team_json(found, self._store.new_id(), slug, name or slug)
+            found.teams[slug.lower()] = team
+            return self._resolved(_dumps(team))
+
+    def requested_reviewers(self, repo: str, number: int) -> dict:
+        """Whose review a pull request waits for: {"users": [logins], "teams": [slugs]}."""
+        with self._lock:
+            rec = self._store.issue(self._existing_repo(repo), number)
+            return {"users": list(rec.reviewers), "teams": list(rec.review_teams)}
+
+    def pull_files(self, repo: str, number: int) -> list[dict]:
+        """A pull request's changed files as GET /pulls/N/files lists them (all pages)."""
+        with self._lock:
+            found = self._existing_repo(repo)
+            rec = self._store.issue(found, number)
+            files = self._store.file_list(found, rec)[:_MAX_PULL_FILES]
+            return [self._resolved(_dumps(self._store.file_dict(found, rec, f))) for f in files]
 
     def comments(self, repo: str, number: int) -> list[dict]:
         """An issue's comments, oldest first, as GET .../issues/N/comments shows them."""
@@ -2740,6 +2905,8 @@ class GitHubEmulator(HttpEmulator):
         rec.reactions = _reaction_counts(fields.pop("reactions", None))
         commits = fields.pop("commits", None)
         rec.commits = tuple(commits) if commits is not None else None
+        files = fields.pop("files", None)
+        rec.files = _file_entries(files) if files is not None else None
         default_reason = "completed" if state == "closed" and not rec.is_pr else None
         rec.state_reason = fields.pop("state_reason", default_reason)
         rec.extra = fields or None
@@ -2788,6 +2955,9 @@ class GitHubEmulator(HttpEmulator):
         if "commits" in changes:  # a push to the PR's branch: a new head commit
             commits = changes.pop("commits")
             rec.commits = tuple(commits) if commits is not None else None
+        if "files" in changes:  # what that push changes, all told
+            files = changes.pop("files")
+            rec.files = _file_entries(files) if files is not None else None
         if "labels" in changes:
             names = changes.pop("labels")
             rec.labels = tuple(self._store.ensure_label(repo, name)["name"] for name in names)

@@ -335,6 +335,77 @@ def test_a_pull_request_without_given_commits_has_generated_ones(emu):
     assert raw_get(emu, f"/repos/{REPO}/pulls/6").json()["head"]["sha"] == commits[-1]["sha"]
 
 
+def test_it_lists_a_pull_requests_changed_files_paginated_with_a_rename(emu):
+    files = [f"src/hip/kernel{i}.cpp" for i in range(149)]
+    files.append({"filename": "docs/new.md", "status": "renamed", "previous_filename": "old.md"})
+    emu.add_pull(REPO, number=3, files=files)
+    pull = client(emu).get_repo(REPO).get_pull(3)
+    emu.clear_log()
+
+    listed = list(pull.get_files())
+
+    assert [f.filename for f in listed] == [*files[:149], "docs/new.md"]
+    assert emu.count(path_contains="/pulls/3/files") == 2
+    assert pull.changed_files == 150
+    assert (listed[0].status, listed[0].additions, listed[0].changes) == ("modified", 1, 1)
+    assert (listed[-1].status, listed[-1].previous_filename) == ("renamed", "old.md")
+    assert listed[0].blob_url.endswith(f"/blob/{pull.head.sha}/src/hip/kernel0.cpp")
+    emu.update_issue(REPO, 3, commits=["push"], files=["README.md"])
+    assert [f["filename"] for f in emu.pull_files(REPO, 3)] == ["README.md"]
+
+
+def test_a_pull_requests_files_stop_at_3000_as_on_github(emu):
+    emu.add_pull(REPO, number=4, files=[f"f{i}" for i in range(3005)])
+    assert len(emu.pull_files(REPO, 4)) == 3000
+    last = raw_get(emu, f"/repos/{REPO}/pulls/4/files?per_page=100&page=30").json()
+    assert last[-1]["filename"] == "f2999"
+
+
+def test_pygithub_requests_reviews_from_collaborators_and_teams(emu):
+    emu.add_collaborator(REPO, "ada-hip")
+    emu.add_team(REPO, "hip-team")
+    emu.add_pull(REPO, number=5, user="author1")
+    pull = client(emu).get_repo(REPO).get_pull(5)
+
+    pull.create_review_request(reviewers=["ADA-HIP"], team_reviewers=["hip-team"])
+    again = requests.post(
+        f"{emu.url}/repos/{REPO}/pulls/5/requested_reviewers",
+        json={"reviewers": ["ada-hip"]},
+        headers={"Authorization": "token t"},
+        timeout=10,
+    )
+
+    assert again.status_code == 201 and again.json()["number"] == 5
+    answer = client(emu).get_repo(REPO).get_pull(5)
+    assert [u.login for u in answer.requested_reviewers] == ["ada-hip"]
+    assert [t.slug for t in answer.requested_teams] == ["hip-team"]
+    users, teams = pull.get_review_requests()
+    assert ([u.login for u in users], [t.slug for t in teams]) == (["ada-hip"], ["hip-team"])
+    assert emu.requested_reviewers(REPO, 5) == {"users": ["ada-hip"], "teams": ["hip-team"]}
+
+
+@pytest.mark.parametrize(
+    ("reviewers", "teams", "message"),
+    [
+        (["mallory"], [], "Reviews may only be requested from collaborators"),
+        ([], ["other-team"], "Reviews may only be requested from collaborators"),
+        (["author1"], [], "Review cannot be requested from pull request author."),
+    ],
+)
+def test_a_review_request_github_refuses_is_422_and_changes_nothing(emu, reviewers, teams, message):
+    emu.add_collaborator(REPO, "ada-hip")
+    emu.add_collaborator(REPO, "author1")
+    emu.add_team(REPO, "hip-team")
+    emu.add_pull(REPO, number=5, user="author1")
+    pull = client(emu).get_repo(REPO).get_pull(5)
+
+    with pytest.raises(github.GithubException) as refused:
+        pull.create_review_request(reviewers=["ada-hip", *reviewers], team_reviewers=teams)
+
+    assert refused.value.status == 422 and message in refused.value.data["message"]
+    assert emu.requested_reviewers(REPO, 5) == {"users": [], "teams": []}
+
+
 def test_pygithub_adds_labels_and_the_write_counts_against_the_rate_limit(emu):
     emu.add_label(REPO, "bug")
     emu.add_issue(REPO, title="Crash", labels=["question"])
