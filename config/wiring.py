@@ -38,6 +38,10 @@ AFTER_ISSUES_CLASSIFIED: list[str] = [
     "triage.tasks.match_known_errors",  # known errors proposed as duplicates, with the answer
     "triage.tasks.route_to_owners",  # a sure component assigns its owners, alerts escalate
 ]
+# After a pull request's changed files were read at a new head (triage/sources/github/sync.py).
+AFTER_PULL_FILES_READ: list[str] = [
+    "triage.tasks.request_owner_reviews",  # the owners of those files by path rules review
+]
 
 # --- After a repro run ends in its worker (kernels_ci.services.runs.run_execute) -------------
 # `fn(*, run: ReproRun, dispatch: bool) -> list[ReproRun]`: the runs it queued next.

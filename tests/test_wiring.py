@@ -17,6 +17,7 @@ TASK_LISTS = [
     "AFTER_COMMENTS_CHANGED",
     "AFTER_POSTS_CHANGED",
     "AFTER_ISSUES_CLASSIFIED",
+    "AFTER_PULL_FILES_READ",
 ]
 # list name -> the keyword arguments the caller passes to each entry
 CALLABLE_LISTS = {

@@ -21,6 +21,7 @@ from triage.models import (
     Person,
     Post,
     PostIssueLink,
+    PullRequestFiles,
     ReplyTemplate,
     Repository,
     SavedSearch,
@@ -375,13 +376,28 @@ class OwnershipRuleForm(forms.ModelForm):
 
 @admin.register(OwnershipRule)
 class OwnershipRuleAdmin(TriageAdmin):
-    """Who owns what, CODEOWNERS-like: of the rules that match an issue, the last wins."""
+    """Who owns what, CODEOWNERS-like: of the rules that match an issue (or, for a path rule, a
+    pull request's changed file), the last wins."""
 
     form = OwnershipRuleForm
     list_display = ["order", "repository", "kind", "pattern", "owners"]
     list_display_links = ["pattern"]
     list_filter = ["kind", "repository"]
     search_fields = ["pattern", "owners"]
+
+
+@admin.register(PullRequestFiles)
+class PullRequestFilesAdmin(ReadOnlyAudit):
+    """A pull request's changed files as last read (what path rules match): read-only."""
+
+    list_display = ["issue", "head_sha", "file_count", "truncated", "read_at"]
+    list_filter = ["truncated"]
+    list_select_related = ["issue__repository"]
+    search_fields = ["=issue__number", "head_sha"]
+
+    @admin.display(description="files")
+    def file_count(self, obj) -> int:
+        return len(obj.files)
 
 
 @admin.register(OwnerNotification)

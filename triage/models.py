@@ -318,6 +318,7 @@ class SyncState(models.Model):
         COMMENTS = "comments"
         PULLS = "pulls"
         COMMITS = "commits"
+        FILES = "files"  # the changed files of open pull requests (path ownership rules)
 
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="sync_states")
     resource = models.CharField(max_length=16, choices=Resource.choices)
@@ -811,6 +812,7 @@ class GitHubWrite(models.Model):
         CLOSE = "close"
         REOPEN = "reopen"
         REACT = "react"
+        REQUEST_REVIEW = "request_review", "request reviews (a pull request)"
 
     repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="+")
     issue = models.ForeignKey(Issue, on_delete=models.CASCADE, related_name="github_writes")
@@ -1016,6 +1018,7 @@ class OwnershipRule(models.Model):
         COMPONENT = "component", "component (the prediction or a triager's decision)"
         GPU_FAMILY = "gpu_family", "GPU family (CDNA3, RDNA3 ...: the reported gfx targets')"
         LABEL = "label", "label on GitHub"
+        PATH = "path", "pull-request path (a CODEOWNERS pattern of the changed files)"
 
     repository = models.ForeignKey(
         Repository,
@@ -1027,10 +1030,15 @@ class OwnershipRule(models.Model):
     )
     kind = models.CharField(max_length=16, choices=Kind.choices)
     pattern = models.CharField(
-        max_length=100, help_text="the value, case-insensitive; * and ? as in file names"
+        max_length=255,
+        help_text="the value, case-insensitive; * and ? as in file names. A path: as in "
+        "CODEOWNERS (/docs/, *.md, src/**/kernels/), case-sensitive",
     )
     owners = models.CharField(
-        max_length=500, help_text="GitHub users and teams: @alice @ROCm/hip-maintainers"
+        max_length=500,
+        blank=True,
+        help_text="GitHub users and teams: @alice @ROCm/hip-maintainers (a path rule may name "
+        "none: those files have no owners, as in CODEOWNERS)",
     )
     order = models.PositiveIntegerField(default=100, help_text="later rules win, as in CODEOWNERS")
 
@@ -1042,6 +1050,41 @@ class OwnershipRule(models.Model):
 
     def owner_list(self) -> list[str]:
         return [o.lstrip("@") for o in self.owners.replace(",", " ").split() if o.strip("@")]
+
+
+class PullRequestFiles(models.Model):
+    """The files a pull request changes, as GitHub lists them at one head commit (read when it
+    was opened, pushed to or reopened, and at sync when its head moved): what path ownership
+    rules match. GitHub lists at most 3,000 files of a pull request."""
+
+    issue = models.OneToOneField(
+        Issue, primary_key=True, on_delete=models.CASCADE, related_name="pull_files"
+    )
+    head_sha = models.CharField(max_length=64, help_text="the head commit they were read at")
+    files = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='[{"filename", "status", "previous_filename" (renamed)}], as GitHub lists them',
+    )
+    truncated = models.BooleanField(
+        default=False, help_text="GitHub's listing stopped at its 3,000 files"
+    )
+    read_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "pull request files"
+
+    def __str__(self) -> str:
+        return f"{len(self.files)} files of {self.issue_id} at {self.head_sha[:12]}"
+
+    def paths(self) -> list[str]:
+        """Every path a rule may own: each file's, and a renamed file's former path too."""
+        found = []
+        for item in self.files:
+            found.append(item["filename"])
+            if item.get("previous_filename"):
+                found.append(item["previous_filename"])
+        return found
 
 
 class OwnerNotification(models.Model):

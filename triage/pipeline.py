@@ -37,3 +37,8 @@ def posts_changed(ids: list[int]) -> None:
 
 def issues_classified(ids: list[int]) -> None:
     _enqueue(wiring.AFTER_ISSUES_CLASSIFIED, ids)
+
+
+def pull_files_read(ids: list[int]) -> None:
+    """Pull requests whose changed files were read at a new head (or again: idempotent)."""
+    _enqueue(wiring.AFTER_PULL_FILES_READ, ids)

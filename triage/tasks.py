@@ -71,21 +71,33 @@ def sync_repository(
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def read_pull_request_commits(self, issue_id: int, transient_attempts: int = 0) -> str:
     """Commit messages of a PR a delivery said was merged (the webhook never calls GitHub)."""
+    return _read_pull(self, sync.pull_request_commits_sync, issue_id, transient_attempts)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def read_pull_request_files(self, issue_id: int, transient_attempts: int = 0) -> str:
+    """Changed files of a PR a delivery said was opened or pushed to (path ownership rules)."""
+    return _read_pull(self, sync.pull_request_files_sync, issue_id, transient_attempts)
+
+
+def _read_pull(task, read, issue_id: int, transient_attempts: int) -> str:
+    """Read what a delivery asked for; a rate limit waits for its reset, a 5xx is tried
+    TRANSIENT_RETRIES times (in-process, without a broker: the next sync reads it)."""
     try:
-        return sync.pull_request_commits_sync(issue_id=issue_id)
+        return read(issue_id=issue_id)
     except RateLimited as exc:
-        if self.request.is_eager:  # the repository's next sync reads them
+        if task.request.is_eager:  # the repository's next sync reads them
             return f"{exc}; left to the next sync"
         countdown = sync.retry_countdown(exc.seconds_to_wait())
-        raise self.retry(exc=exc, countdown=countdown) from exc
+        raise task.retry(exc=exc, countdown=countdown) from exc
     except TransientGitHubError as exc:
-        if self.request.is_eager:
+        if task.request.is_eager:
             return f"{exc}; left to the next sync"
         if transient_attempts >= TRANSIENT_RETRIES:
             raise
         kwargs = {"issue_id": issue_id, "transient_attempts": transient_attempts + 1}
         countdown = _transient_countdown(transient_attempts)
-        raise self.retry(exc=exc, kwargs=kwargs, countdown=countdown) from exc
+        raise task.retry(exc=exc, kwargs=kwargs, countdown=countdown) from exc
 
 
 # ignore_result: the web process enqueues these, and a result it would wait to hear of makes an
@@ -249,6 +261,14 @@ def route_to_owners(ids: list[int]) -> str:
     from triage.services import ownership
 
     return ownership.ownership_route(ids=ids).summary()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+def request_owner_reviews(ids: list[int]) -> str:
+    """After a PR's changed files were read: their owners by path rules are asked to review."""
+    from triage.services import ownership
+
+    return ownership.pull_requests_review_request(ids=ids).summary()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=600, time_limit=720)

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 from django_celery_beat.models import PeriodicTask
 
-from triage.models import Repository, WebhookRedelivery
+from triage.models import PullRequestFiles, Repository, WebhookRedelivery
 
 MODELS = [
     "repository",
@@ -106,3 +106,13 @@ def test_it_refuses_a_duplicate_repository_in_another_case(admin_client, make):
 def test_it_does_not_offer_adding_webhook_deliveries(admin_client, db):
     response = admin_client.get(reverse("admin:triage_webhookdelivery_add"))
     assert response.status_code == 403
+
+
+def test_it_lists_a_pull_requests_files_read_only(admin_client, make):
+    pull = make.pull_request(number=9)
+    PullRequestFiles.objects.create(
+        issue=pull, head_sha="abc123", files=[{"filename": "src/hip/a.cpp", "status": "added"}]
+    )
+    response = admin_client.get(reverse("admin:triage_pullrequestfiles_changelist"))
+    assert response.status_code == 200 and "abc123" in response.content.decode()
+    assert admin_client.get(reverse("admin:triage_pullrequestfiles_add")).status_code == 403

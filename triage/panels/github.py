@@ -1,5 +1,6 @@
 """What the service does on GitHub, where maintainers look: the queue's needs-info cell, the issue
-page's "On GitHub" panel (needs-info, its clock, each write and command with its outcome), and
+page's "On GitHub" panel (needs-info, its clock, a pull request's owners by path, each write and
+command with its outcome), and
 the settings page's switch and opt-ins (triage.services.outbox)."""
 
 from __future__ import annotations
@@ -8,12 +9,20 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from triage.models import CommentCommand, GitHubWrite, KnownErrorMatch, NeedsInfo, Repository
+from triage.models import (
+    CommentCommand,
+    GitHubWrite,
+    KnownErrorMatch,
+    NeedsInfo,
+    PullRequestFiles,
+    Repository,
+)
 from triage.panels import Panel
-from triage.services import known_errors, outbox
+from triage.services import known_errors, outbox, ownership
 
 ISSUE_WRITES_SHOWN = 30
 FAILED_SHOWN = 10
+OWNED_FILES_SHOWN = 5
 
 
 def needs_info_queue_cells(*, issue_ids: list[int], request) -> dict[int, Panel]:
@@ -37,12 +46,32 @@ def waiting_issue_ids():
     ).values("issue_id")
 
 
+def _path_owners(issue) -> dict | None:
+    """A pull request's changed files as last read and their owners by path rules."""
+    files = PullRequestFiles.objects.filter(issue=issue).first() if issue.is_pull_request else None
+    if files is None:
+        return None
+    found = ownership.pull_request_owners(issue)
+    return {
+        "files": files,
+        "stale": files.head_sha != issue.head_sha,
+        "owners": [
+            (owner, found.files_of(owner)[:OWNED_FILES_SHOWN], len(found.files_of(owner)))
+            for owner in found.owners
+        ],
+        "rules": found.rules,
+        "unowned": found.unowned,
+    }
+
+
 def github_panel(*, issue, request) -> Panel | None:
-    """The issue page's "On GitHub": needs-info and every write and command, newest first."""
+    """The issue page's "On GitHub": needs-info, a pull request's owners by path, and every
+    write and command, newest first."""
     state = NeedsInfo.objects.filter(issue=issue).first()
     writes = list(GitHubWrite.objects.filter(issue=issue)[:ISSUE_WRITES_SHOWN])
     commands = list(CommentCommand.objects.filter(issue=issue)[:ISSUE_WRITES_SHOWN])
-    if state is None and not writes and not commands:
+    path_owners = _path_owners(issue)
+    if state is None and not writes and not commands and path_owners is None:
         return None
     return Panel(
         title="On GitHub",
@@ -53,6 +82,7 @@ def github_panel(*, issue, request) -> Panel | None:
             "next": state.next_step() if state else ("", None),
             "writes": [(w, outbox.describe(w)) for w in writes],
             "commands": commands,
+            "path_owners": path_owners,
         },
     )
 

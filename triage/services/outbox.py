@@ -1,11 +1,12 @@
 """The outbox: every write the service makes on GitHub, planned as a row, then performed.
 
 A service decides (`write_plan`): which issue, which operation (a comment, labels, assignees,
-closing, a reaction), which opt-in it needs (`action`, one of ACTIONS), why, and who or which
-model decided. The row says what became of the decision:
+closing, a reaction, a pull request's review requests), which opt-in it needs (`action`, one
+of ACTIONS), why, and who or which model decided. The row says what became of the decision:
 - `skipped` when every write is stopped (the one switch: WriteSwitch "github", or
   GITHUB_WRITES_STOPPED), when the repository has not opted in to that action, or when the issue
-  is a maintainer's own and no person asked for the write;
+  is a maintainer's own and no person asked for the write (review requests excepted:
+  FOR_MAINTAINERS_TOO);
 - `planned` when the repository runs its opted-in actions as a dry run (the default): the row
   lists what would be done, and nothing is sent;
 - `pending`, then `done` or `failed` once the `ingest` task `triage.tasks.deliver_github_write`
@@ -61,6 +62,8 @@ ACTIONS: dict[str, str] = {
     "dashboard.assign": "assign and unassign from the dashboard (the issue page, the queue)",
     "ownership.assign": "assign an issue to its owners (users, not teams) once its component is "
     "confident or decided",
+    "ownership.request_review": "request reviews of a pull request from the owners of its "
+    "changed files by path rules (users and teams, never its author)",
     "releases.fixed_comment": "tell each issue whose fix ships in a released train",
     "releases.fixed_close": "close an issue still open when its fix ships",
     "known_errors.answer": "post a known error's answer when a triager confirms the match",
@@ -68,6 +71,8 @@ ACTIONS: dict[str, str] = {
     "known_errors.answer too)",
 }
 MAINTAINER_ASSOCIATIONS = {"OWNER", "MEMBER", "COLLABORATOR"}
+# Actions for maintainers' own issues and pull requests too: code owners review everyone's.
+FOR_MAINTAINERS_TOO = {"ownership.request_review"}
 MARKER_PREFIX = "<!-- rocm-triage:"
 MAX_ATTEMPTS = 5
 SWITCH = "github"
@@ -189,7 +194,11 @@ def write_plan(
     elif not opted_in(repository, action):
         row.status = Status.SKIPPED
         row.detail = f"{repository.full_name} has not opted in to {action}"
-    elif not asked and issue.author_association in MAINTAINER_ASSOCIATIONS:
+    elif (
+        not asked
+        and action not in FOR_MAINTAINERS_TOO
+        and issue.author_association in MAINTAINER_ASSOCIATIONS
+    ):
         row.status = Status.SKIPPED
         row.detail = f"a maintainer's own issue ({issue.author_association}): not unless asked"
     elif repository.github_dry_run:
@@ -232,6 +241,13 @@ def describe(row: GitHubWrite) -> str:
         return f"close {ref} as {data.get('state_reason', 'completed')}"
     if row.operation == Op.REOPEN:
         return f"reopen {ref}"
+    if row.operation == Op.REQUEST_REVIEW:
+        org = row.repository.owner
+        named = [
+            *data.get("reviewers", []),
+            *(f"{org}/{t}" for t in data.get("team_reviewers", [])),
+        ]
+        return f"request reviews of {ref} from {', '.join('@' + n for n in named)}"
     target = f"comment {data['comment_id']}" if data.get("comment_id") else ref
     return f"react {data.get('content', '+1')} to {target}"
 
@@ -436,6 +452,21 @@ def _react(row, source):
     return f"reacted {row.payload.get('content', '+1')}", (page.items or {}).get("id")
 
 
+def _request_review(row, source):
+    data = row.payload
+    path = f"/repos/{row.repository.full_name}/pulls/{row.issue.number}/requested_reviewers"
+    body = {
+        "reviewers": data.get("reviewers", []),
+        "team_reviewers": data.get("team_reviewers", []),
+    }
+    page = source.post(path, body)
+    pull = page.items or {}
+    users = [u["login"] for u in pull.get("requested_reviewers") or [] if isinstance(u, dict)]
+    teams = [t["slug"] for t in pull.get("requested_teams") or [] if isinstance(t, dict)]
+    named = users + [f"{row.repository.owner}/{slug}" for slug in teams]
+    return f"reviews requested now: {', '.join(named) or 'none'}", None
+
+
 PERFORM = {
     Op.COMMENT: _comment,
     Op.ADD_LABELS: _add_labels,
@@ -445,6 +476,7 @@ PERFORM = {
     Op.CLOSE: lambda row, source: _set_state(row, source, "closed"),
     Op.REOPEN: lambda row, source: _set_state(row, source, "open"),
     Op.REACT: _react,
+    Op.REQUEST_REVIEW: _request_review,
 }
 
 

@@ -2,9 +2,10 @@
 issues past their response deadline escalate, once each.
 
 Rules (OwnershipRule, edited and validated in the admin) are CODEOWNERS-like: each maps a
-component, a GPU family (CDNA3, RDNA3 ... of the reported gfx targets) or a GitHub label to
-GitHub users and teams; of the rules that match an issue, the last (by `order`) wins, and a rule
-of the issue's repository comes after one for every repository.
+component, a GPU family (CDNA3, RDNA3 ... of the reported gfx targets), a GitHub label or a
+pull request's changed paths (CODEOWNERS patterns: triage/services/codeowners.py) to GitHub
+users and teams; of the rules that match an issue (a file), the last (by `order`) wins, and a
+rule of the issue's repository comes after one for every repository.
 
 `ownership_route` (after classification) routes an open issue once its component is confident
 (at least OWNERSHIP_MIN_CONFIDENCE) or decided by a triager: the owners that are users are
@@ -14,10 +15,17 @@ have an address) and by the Slack-compatible webhook that spike alerts use (team
 there). A new critical issue or regression escalates at once; `ownership_overdue_sweep` (hourly)
 escalates an issue that had no maintainer response within RESPONSE_DEADLINE_HOURS of its
 severity. Every alert is recorded once per issue and kind (OwnerNotification).
+
+`pull_requests_review_request` (after a pull request's changed files were read at a new head)
+asks the owners of those files for reviews through the outbox (action ownership.request_review,
+opted in per repository): users as `reviewers`, teams of the repository's organization as
+`team_reviewers`, never the pull request's author, and never one already asked on that pull
+request; its owners are told once, as an issue's are.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -27,7 +35,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from classifiers import gpu_targets
@@ -41,9 +49,10 @@ from triage.models import (
     OwnerNotification,
     OwnershipRule,
     PredictionCorrection,
+    PullRequestFiles,
     Repository,
 )
-from triage.services import outbox
+from triage.services import codeowners, outbox
 
 logger = logging.getLogger(__name__)
 Kind = OwnerNotification.Kind
@@ -76,6 +85,13 @@ def rule_validate(*, kind: str, pattern: str, owners: str) -> None:
         raise RuleInvalid("say what the rule matches")
     names = owners.replace(",", " ").split()
     bad = [o for o in names if not OWNER.match(o)]
+    if kind == OwnershipRule.Kind.PATH:
+        try:
+            codeowners.pattern_validate(pattern)
+        except codeowners.PatternInvalid as exc:
+            raise RuleInvalid(str(exc)) from None
+        if not names and not bad:
+            return  # as in CODEOWNERS: those files have no owners
     if not names or bad:
         raise RuleInvalid(
             "owners are GitHub users or teams, @alice or @ORG/team"
@@ -142,10 +158,21 @@ def _matches(rule: OwnershipRule, facts: IssueFacts) -> bool:
         values = [facts.component] if facts.component_sure else []
     elif rule.kind == OwnershipRule.Kind.GPU_FAMILY:
         values, pattern = [f.lower() for f in facts.families], pattern.replace(" ", "")
-    else:
+    elif rule.kind == OwnershipRule.Kind.LABEL:
         values = [label.lower() for label in facts.labels]
+    else:
+        return False  # path rules own a pull request's files (pull_request_owners)
     glob = _glob(pattern)
     return any(glob.match(value) for value in values)
+
+
+def _ordered_rules(repository_id: int | None, kind: str = "") -> list[OwnershipRule]:
+    """The rules for a repository in the order they apply (the last match wins): by `order`,
+    a repository's own after the all-repository ones."""
+    rules = OwnershipRule.objects.filter(Q(repository__isnull=True) | Q(repository=repository_id))
+    if kind:
+        rules = rules.filter(kind=kind)
+    return sorted(rules, key=lambda r: (r.order, r.repository_id is not None, r.id))
 
 
 def owners_of(
@@ -153,12 +180,8 @@ def owners_of(
 ) -> tuple[list[str], OwnershipRule | None]:
     """The owners of the last rule that matches the issue (CODEOWNERS-like), and that rule."""
     facts = facts or _facts(issue)
-    rules = OwnershipRule.objects.filter(
-        Q(repository__isnull=True) | Q(repository=issue.repository_id)
-    )
-    ordered = sorted(rules, key=lambda r: (r.order, r.repository_id is not None, r.id))
     chosen = None
-    for rule in ordered:
+    for rule in _ordered_rules(issue.repository_id):
         if _matches(rule, facts):
             chosen = rule
     return (chosen.owner_list(), chosen) if chosen else ([], None)
@@ -327,4 +350,109 @@ def ownership_overdue_sweep(*, now=None) -> RouteReport:
         why = f"no maintainer response within {hours} h ({facts.severity or 'medium'})"
         if owners and _notify(issue, Kind.ESCALATED_OVERDUE, owners, why, rule):
             report.escalated.append(f"{issue.reference}: {why}")
+    return report
+
+
+# --- pull requests: the owners of their changed files ---------------------------------------
+
+REVIEW_ACTION = "ownership.request_review"
+SHOWN_PER_OWNER = 3
+
+
+def path_rules_apply(repository_id: int) -> bool:
+    """Whether a path rule covers the repository (its own, or one for every repository): only
+    then are its pull requests' changed files read."""
+    return OwnershipRule.objects.filter(
+        Q(repository__isnull=True) | Q(repository=repository_id), kind=OwnershipRule.Kind.PATH
+    ).exists()
+
+
+def pull_request_owners(pull: Issue) -> codeowners.PathOwners | None:
+    """The owners of the files a pull request changes (as last read; None: never read)."""
+    files = PullRequestFiles.objects.filter(issue_id=pull.pk).first()
+    if files is None:
+        return None
+    rules = codeowners.PathRules(_ordered_rules(pull.repository_id, OwnershipRule.Kind.PATH))
+    return rules.owners_of(files.paths())
+
+
+def _why_reviewers(found: codeowners.PathOwners, owners: list[str], left_out: list[str]) -> str:
+    parts = []
+    for owner in owners:
+        files = found.files_of(owner)
+        more = f" and {len(files) - SHOWN_PER_OWNER} more" if len(files) > SHOWN_PER_OWNER else ""
+        parts.append(f"@{owner}: {', '.join(files[:SHOWN_PER_OWNER])}{more}")
+    rules = ", ".join(f"{r.pattern!r} (rule {r.pk})" for r in found.rules)
+    why = f"owners of the changed files by path rules {rules}: " + "; ".join(parts)
+    if left_out:
+        why += f". Left out (a team of another organization): {', '.join(left_out)}"
+    return why
+
+
+def _asked_before(pull: Issue) -> set[str]:
+    """Everyone a review was asked of (or is being asked of) on this pull request, lower case:
+    `login` and `org/team`."""
+    rows = GitHubWrite.objects.filter(issue=pull, action=REVIEW_ACTION).exclude(
+        status__in=[GitHubWrite.Status.PLANNED, GitHubWrite.Status.SKIPPED]
+    )
+    org = pull.repository.owner.lower()
+    asked = set()
+    for payload in rows.values_list("payload", flat=True):
+        asked.update(login.lower() for login in payload.get("reviewers", []))
+        asked.update(f"{org}/{slug}".lower() for slug in payload.get("team_reviewers", []))
+    return asked
+
+
+def _review_plan(
+    pull: Issue, found: codeowners.PathOwners, owners: list[str]
+) -> GitHubWrite | None:
+    """Plan one request of reviews from the owners not asked yet on this pull request."""
+    org = pull.repository.owner.lower()
+    asked = _asked_before(pull)
+    users = [o for o in owners if "/" not in o and o.lower() not in asked]
+    teams = [o for o in owners if "/" in o and o.lower() not in asked]
+    left_out = [o for o in teams if o.split("/", 1)[0].lower() != org]
+    teams = [o for o in teams if o not in left_out]
+    if not users and not teams:
+        return None
+    wanted = sorted(o.lower() for o in users + teams)
+    digest = hashlib.sha256(",".join(wanted).encode()).hexdigest()[:16]
+    return outbox.write_plan(
+        issue=pull,
+        action=REVIEW_ACTION,
+        operation=GitHubWrite.Operation.REQUEST_REVIEW,
+        key=f"ownership:review:{digest}",
+        payload={
+            "reviewers": users,
+            "team_reviewers": [o.split("/", 1)[1] for o in teams],
+            "head_sha": pull.head_sha,
+        },
+        reason=_why_reviewers(found, users + teams, left_out),
+        decided_by="rules ownership " + ", ".join(str(r.pk) for r in found.rules),
+    )
+
+
+def pull_requests_review_request(*, ids: list[int]) -> RouteReport:
+    """Ask the owners of open pull requests' changed files (read at their head) for reviews,
+    once each, never the author; tell the owners once, as an issue's are told."""
+    report = RouteReport()
+    pulls = Issue.objects.filter(
+        pk__in=ids,
+        is_pull_request=True,
+        deleted_at__isnull=True,
+        state=Issue.State.OPEN,
+        draft=False,
+        pull_files__head_sha=F("head_sha"),
+    ).select_related("repository", "author")
+    for pull in pulls:
+        found = pull_request_owners(pull)
+        author = pull.author.login.lower() if pull.author else ""
+        owners = [o for o in (found.owners if found else []) if o.lower() != author]
+        if not owners:
+            continue
+        why = _why_reviewers(found, owners, [])
+        _notify(pull, Kind.ROUTED, owners, why, ", ".join(str(r) for r in found.rules))
+        row = _review_plan(pull, found, owners)
+        if row is not None:
+            report.routed.append(outbox.describe(row))
     return report

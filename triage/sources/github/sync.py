@@ -18,9 +18,12 @@ page and the watermark it will set (resume_page, resume_watermark) and the next 
 that page, without If-None-Match (a 304 of page 1 would end it early). An item updated meanwhile
 moves to page 1, above that watermark, and the run after reads it.
 
-Commit messages of merged pull requests (what the release linker reads) come last, from
+Commit messages of merged pull requests (what the release linker reads) come next, from
 /pulls/N/commits, once per pull request and head commit: one request per 100 commits, and only
-for merged PRs whose messages were not read at their current head_sha.
+for merged PRs whose messages were not read at their current head_sha. The changed files of open
+pull requests (what path ownership rules match) come last, from /pulls/N/files, the same way:
+once per head commit, one request per 100 files (GitHub lists at most 3,000), and only in a
+repository a path rule applies to.
 
 One sync of a repository runs at a time: it holds a lease on the repository row and, on
 Postgres, a session lock (config/session_locks.py) that the server releases when the worker's
@@ -42,7 +45,7 @@ recorded: tracking.repository_rename), and every listing after it asks under tha
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -54,8 +57,8 @@ from django.utils import timezone
 
 from config import session_locks
 from triage import pipeline
-from triage.models import Issue, Repository, SyncState
-from triage.services import tracking
+from triage.models import Issue, PullRequestFiles, Repository, SyncState
+from triage.services import ownership, tracking
 from triage.services.upsert import UpsertResult
 from triage.sources.github import app_auth, ingest
 from triage.sources.github.client import (
@@ -314,22 +317,27 @@ def _pulls_pages(*, repository, state, report, progress, prefetch, page, number,
 
 # --- commit messages of merged pull requests -------------------------------------------------
 
-COMMITS_BATCH = 50
+PULLS_BATCH = 50  # pull requests whose commits (or files) are read between two commits
+
+
+def _listing(source: GitHubSource, url: str) -> Iterator[dict]:
+    """The items of a listing, 100 a page, following GitHub's Link header page by page."""
+    page = source.get(url, {"per_page": PER_PAGE})
+    while True:
+        yield from (item for item in page.items or [] if isinstance(item, dict))
+        if "next" not in page.links:
+            return
+        page = source.get(page.links["next"])
 
 
 def _commit_messages(source: GitHubSource, repository: Repository, number: int) -> list[str]:
     """Every commit message of one pull request (GitHub lists at most 250), 100 a page."""
     messages: list[str] = []
-    url = f"/repos/{repository.full_name}/pulls/{number}/commits"
-    page = source.get(url, {"per_page": PER_PAGE})
-    while True:
-        for item in page.items or []:
-            commit = item.get("commit") if isinstance(item, dict) else None
-            if isinstance(commit, dict) and isinstance(commit.get("message"), str):
-                messages.append(commit["message"])
-        if "next" not in page.links:
-            return messages
-        page = source.get(page.links["next"])
+    for item in _listing(source, f"/repos/{repository.full_name}/pulls/{number}/commits"):
+        commit = item.get("commit")
+        if isinstance(commit, dict) and isinstance(commit.get("message"), str):
+            messages.append(commit["message"])
+    return messages
 
 
 def _pulls_needing_commits():
@@ -354,49 +362,70 @@ def _store_commit_messages(found: dict[int, tuple[str, list[str]]]) -> None:
         pipeline.issues_changed(sorted(found))  # the release linker reads commit messages
 
 
+def _read_each(pulls: list[tuple[int, int, str]], read_one, store, gone) -> dict:
+    """{pk: (head_sha, read_one(number))} of (pk, number, head_sha) PRs, `gone` for one GitHub
+    no longer has (404, 410); stored with `store`, also when interrupted."""
+    found: dict = {}
+    try:
+        for pk, number, head_sha in pulls:
+            try:
+                found[pk] = (head_sha, read_one(number))
+            except GitHubError as exc:
+                if exc.status not in (404, 410):
+                    raise
+                logger.warning("pull request %s is gone (%s)", number, exc)
+                found[pk] = (head_sha, gone)
+    finally:
+        store(found)
+    return found
+
+
 def pull_commits_read(
     *, repository: Repository, source: GitHubSource, pulls: list[tuple[int, int, str]]
 ) -> dict[int, tuple[str, list[str]]]:
     """Read commit messages of (pk, number, head_sha) PRs; store them, also when interrupted."""
-    found: dict[int, tuple[str, list[str]]] = {}
-    try:
-        for pk, number, head_sha in pulls:
-            try:
-                messages = _commit_messages(source, repository, number)
-            except GitHubError as exc:
-                if exc.status not in (404, 410):
-                    raise
-                logger.warning("%s#%s: its commits are gone (%s)", repository, number, exc)
-                messages = []
-            found[pk] = (head_sha, messages)
-    finally:
-        _store_commit_messages(found)
-    return found
+    return _read_each(
+        pulls,
+        lambda number: _commit_messages(source, repository, number),
+        _store_commit_messages,
+        gone=[],
+    )
 
 
-def _sync_commits(repository, source, report, full, progress) -> None:
-    state = _state(repository, SyncState.Resource.COMMITS, full=False)
-    while True:
-        batch = list(
-            _pulls_needing_commits()
-            .filter(repository=repository)
-            .order_by("pk")
-            .values_list("pk", "number", "head_sha")[:COMMITS_BATCH]
-        )
-        if not batch:
-            break
-        requests_before = source.requests
-        try:
-            found = pull_commits_read(repository=repository, source=source, pulls=batch)
-        finally:
-            SyncState.objects.filter(pk=state.pk).update(
-                requests_used=F("requests_used") + (source.requests - requests_before)
+def _per_pull_step(resource: str, pending, read, applies=None):
+    """A sync step: what `pending()` pull requests lack is read with `read`, a batch of them at a
+    time (each batch stored as it is read); only in a repository `applies` to, when given."""
+
+    def step(repository, source, report, full, progress) -> None:
+        state = _state(repository, resource, full=False)
+        while applies is None or applies(repository.pk):
+            batch = list(
+                pending()
+                .filter(repository=repository)
+                .order_by("pk")
+                .values_list("pk", "number", "head_sha")[:PULLS_BATCH]
             )
-        report.record(state.resource, UpsertResult(updated=len(found)), len(found))
-        if progress:
-            progress(state.resource, len(found), None)
-    state.refresh_from_db(fields=["requests_used"])
-    _note_success(state, source)
+            if not batch:
+                break
+            requests_before = source.requests
+            try:
+                found = read(repository=repository, source=source, pulls=batch)
+            finally:
+                SyncState.objects.filter(pk=state.pk).update(
+                    requests_used=F("requests_used") + (source.requests - requests_before)
+                )
+            report.record(state.resource, UpsertResult(updated=len(found)), len(found))
+            if progress:
+                progress(state.resource, len(found), None)
+        state.refresh_from_db(fields=["requests_used"])
+        _note_success(state, source)
+
+    return step
+
+
+_sync_commits = _per_pull_step(
+    SyncState.Resource.COMMITS, _pulls_needing_commits, pull_commits_read
+)
 
 
 def pull_request_commits_sync(*, issue_id: int, source: GitHubSource | None = None) -> str:
@@ -419,6 +448,103 @@ def pull_request_commits_sync(*, issue_id: int, source: GitHubSource | None = No
         pulls=[(issue.pk, issue.number, issue.head_sha)],
     )
     return f"{issue.reference}: {len(found.get(issue.pk, ('', []))[1])} commit messages"
+
+
+# --- changed files of open pull requests (what path ownership rules match) -------------------
+
+FILES_MAX = 3000  # GitHub lists at most 3,000 files of a pull request
+
+
+def _changed_files(
+    source: GitHubSource, repository: Repository, number: int
+) -> tuple[list[dict], bool]:
+    """The files one pull request changes, 100 a page: ([{"filename", "status",
+    "previous_filename" (renamed)}], whether GitHub's listing stopped at its 3,000)."""
+    files: list[dict] = []
+    for item in _listing(source, f"/repos/{repository.full_name}/pulls/{number}/files"):
+        if not isinstance(item.get("filename"), str):
+            continue
+        entry = {"filename": item["filename"], "status": str(item.get("status") or "")}
+        if isinstance(item.get("previous_filename"), str):
+            entry["previous_filename"] = item["previous_filename"]
+        files.append(entry)
+        if len(files) >= FILES_MAX:
+            break
+    return files, len(files) >= FILES_MAX
+
+
+def _pulls_needing_files():
+    """Open pull requests whose changed files were not read at their current head commit."""
+    return (
+        Issue.objects.filter(is_pull_request=True, state=Issue.State.OPEN, deleted_at__isnull=True)
+        .exclude(head_sha="")
+        .exclude(pull_files__head_sha=F("head_sha"))
+    )
+
+
+def pull_files_read(
+    *, repository: Repository, source: GitHubSource, pulls: list[tuple[int, int, str]]
+) -> dict[int, tuple[str, tuple[list[dict], bool]]]:
+    """Read the changed files of (pk, number, head_sha) pull requests; store them, also when
+    interrupted, and send those pull requests on (pipeline.pull_files_read)."""
+    return _read_each(
+        pulls,
+        lambda number: _changed_files(source, repository, number),
+        _store_files,
+        gone=([], False),
+    )
+
+
+def _store_files(found: dict[int, tuple[str, tuple[list[dict], bool]]]) -> None:
+    if not found:
+        return
+    now = timezone.now()
+    with transaction.atomic():
+        for pk, (head_sha, (files, truncated)) in found.items():
+            PullRequestFiles.objects.update_or_create(
+                issue_id=pk,
+                defaults={
+                    "head_sha": head_sha,
+                    "files": files,
+                    "truncated": truncated,
+                    "read_at": now,
+                },
+            )
+        pipeline.pull_files_read(sorted(found))  # the owners of those files review
+
+
+# Only where a path rule applies: reading files costs a request per 100 of a PR's.
+_sync_files = _per_pull_step(
+    SyncState.Resource.FILES, _pulls_needing_files, pull_files_read, ownership.path_rules_apply
+)
+
+
+def pull_request_files_sync(*, issue_id: int, source: GitHubSource | None = None) -> str:
+    """Read the changed files of one open pull request (after a `pull_request` opened,
+    synchronize, reopened or ready_for_review delivery), where a path rule applies.
+
+    Nothing is requested when they were read at its current head_sha already; the pull request
+    still goes on to its owners (a draft made ready for review), who are never asked twice."""
+    pull = (
+        Issue.objects.filter(
+            pk=issue_id, is_pull_request=True, state=Issue.State.OPEN, deleted_at__isnull=True
+        )
+        .exclude(head_sha="")
+        .select_related("repository")
+        .first()
+    )
+    if pull is None or not ownership.path_rules_apply(pull.repository_id):
+        return "nothing to read"
+    if PullRequestFiles.objects.filter(issue_id=pull.pk, head_sha=pull.head_sha).exists():
+        pipeline.pull_files_read([pull.pk])
+        return f"{pull.reference}: its files were read at {pull.head_sha[:12]} already"
+    found = pull_files_read(
+        repository=pull.repository,
+        source=source or GitHubSource(full_name=pull.repository.full_name),
+        pulls=[(pull.pk, pull.number, pull.head_sha)],
+    )
+    files, _ = found[pull.pk][1]
+    return f"{pull.reference}: {len(files)} changed files"
 
 
 def _never_synced(repository: Repository) -> bool:
@@ -548,6 +674,7 @@ def _repository_sync(*, repository, full, source, progress, report) -> SyncRepor
             (SyncState.Resource.PULLS, _sync_pulls),
             (SyncState.Resource.COMMENTS, _sync_comments),
             (SyncState.Resource.COMMITS, _sync_commits),
+            (SyncState.Resource.FILES, _sync_files),
         ):
             step(repository, source, report, full, progress)
     except RepositoryNotFound:

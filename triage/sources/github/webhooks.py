@@ -181,6 +181,7 @@ ENQUEUE_BATCH_MAX = 50
 PROCESS_DELIVERIES_TASK = "triage.tasks.process_webhook_deliveries"
 PROCESS_DELIVERY_TASK = "triage.tasks.process_webhook_delivery"
 READ_COMMITS_TASK = "triage.tasks.read_pull_request_commits"
+READ_FILES_TASK = "triage.tasks.read_pull_request_files"
 
 
 def _send_batch(delivery_pks: list[int]) -> None:
@@ -381,23 +382,30 @@ def handle_issue_comment(payload: dict) -> None:
     )
 
 
+# A pull request's changed files (what path ownership rules match) are read when these say its
+# head or its state may have moved; `ready_for_review` sends a draft's owners their request.
+READ_FILES_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
+
+
 def handle_pull_request(payload: dict) -> None:
     repository = _repository_of(payload)
-    pull = payload["pull_request"]
+    pull, action = payload["pull_request"], payload.get("action")
     ingest.pulls_upsert(repository=repository, items=[pull], from_webhook=True)
-    if payload.get("action") == "closed" and pull.get("merged") is True:
-        # Its commit messages (for the release linker) are read on the ingest queue, never here.
-        issue_id = (
-            Issue.objects.filter(repository=repository, number=int(pull["number"]))
-            .values_list("pk", flat=True)
-            .first()
-        )
-        if issue_id is not None:
-            transaction.on_commit(lambda: _read_commits(issue_id), robust=True)
-
-
-def _read_commits(issue_id: int) -> None:
-    wiring.load(READ_COMMITS_TASK).delay(issue_id)
+    # What GitHub holds beyond the delivery is read on the ingest queue, never here: the commit
+    # messages of a merged PR (the release linker), the changed files of an open one.
+    if action == "closed" and pull.get("merged") is True:
+        task = READ_COMMITS_TASK
+    elif action in READ_FILES_ACTIONS:
+        task = READ_FILES_TASK
+    else:
+        return
+    issue_id = (
+        Issue.objects.filter(repository=repository, number=int(pull["number"]))
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if issue_id is not None:
+        transaction.on_commit(lambda: wiring.load(task).delay(issue_id), robust=True)
 
 
 def handle_repository(payload: dict) -> None:
