@@ -36,6 +36,9 @@ An installation token opens its repositories' routes (writes only with the permi
 "write"), ``/rate_limit`` and ``/installation/repositories``; other repositories are 404 to it,
 other routes 403; once expired (``expire_installation_tokens``) or uninstalled it is 401 "Bad
 credentials". The request log names whose token each request carried (``"installation"``).
+Each installation spends its own rate budget, by GitHub's rule: 5,000 requests an hour, plus 50
+for each repository it holds past 20 and each organization user past 20
+(``set_installation_members``), at most 12,500; the personal token spends its own.
 The personal token keeps opening everything.
 Sign in with GitHub (an OAuth App, ``add_oauth_app``; users and their teams, ``add_oauth_user``;
 who is signed in at GitHub, ``oauth_sign_in``): the web flow's ``/login/oauth/authorize`` and
@@ -957,8 +960,9 @@ APP_PERMISSIONS = {
     "contents": "read",
     "repository_hooks": "read",
 }
-APP_EVENTS = ("issues", "issue_comment", "pull_request", "label")
+APP_EVENTS = ("issues", "issue_comment", "pull_request", "label", "repository")
 TOKEN_LIFETIME_S = 3600  # GitHub's installation tokens last an hour
+INSTALLATION_RATE_MIN, INSTALLATION_RATE_MAX = 5000, 12500  # requests an hour
 _NOT_FOR_INTEGRATIONS = "Resource not accessible by integration"
 _NOT_GRANTED = "The permissions requested are not granted to this installation."
 _LEVELS = {"read": 1, "write": 2}
@@ -975,6 +979,14 @@ class _Installation:
         self.repo_ids: set[int] | None = None if repo_ids is None else set(repo_ids)
         self.permissions, self.events = dict(permissions), tuple(events)
         self.created = int(time.time())
+        self.members = 0  # the organization's users (its budget grows past 20 of them)
+        self.rate = _RateLimit(INSTALLATION_RATE_MIN)
+
+    def rate_limit(self, repositories: int) -> int:
+        """GitHub's rule for an installation's hourly budget: 5,000, plus 50 for each repository
+        past 20 and 50 for each of the organization's users past 20, at most 12,500."""
+        grown = 50 * max(0, repositories - 20) + 50 * max(0, self.members - 20)
+        return min(INSTALLATION_RATE_MAX, INSTALLATION_RATE_MIN + grown)
 
     def holds(self, repo: _Repo) -> bool:
         if self.repo_ids is None:
@@ -998,6 +1010,7 @@ class _Apps:
         self.tokens: dict[str, tuple[int, int]] = {}  # token: (installation id, expires epoch)
         self.token_lifetime_s = TOKEN_LIFETIME_S
         self.slug = "triage-bot"
+        self.rate = _RateLimit(INSTALLATION_RATE_MIN)  # what the App spends with its JWT
 
     def add(self, account: str, repos, permissions, events) -> _Installation:
         owner = self.store.user(account, "Organization")  # an existing user stays one
@@ -1005,6 +1018,15 @@ class _Apps:
         found = _Installation(self.store.new_id(), owner, repo_ids, permissions, events)
         self.installations[found.id] = found
         return found
+
+    def rate_of(self, installation: _Installation) -> _RateLimit:
+        """The installation's budget, its limit grown (or shrunk) with its repositories now."""
+        held = sum(installation.holds(repo) for repo in self.store.repos.values())
+        rate, limit = installation.rate, installation.rate_limit(held)
+        if limit != rate.limit:
+            rate.remaining = max(0, rate.remaining + limit - rate.limit)
+            rate.limit = limit
+        return rate
 
     def of_repo(self, repo: _Repo) -> _Installation:
         for installation in self.installations.values():
@@ -1739,7 +1761,8 @@ class _Api:
         return paginate(req, self.oauth.teams_json(self._login(req)), _dumps)
 
     def get_rate_limit(self, req):
-        return _dumps(self.rate.body()), None
+        rate = self.apps.rate_of(req.installation) if req.installation else self.rate
+        return _dumps(rate.body()), None
 
     def get_repo(self, req, owner, name):
         return self.store.repo_bytes(self._repo(owner, name)), None
@@ -2184,6 +2207,7 @@ class GitHubEmulator(HttpEmulator):
         self._lock = threading.RLock()
         self._store = _Store(login)
         self._rate = _RateLimit(rate_limit)
+        self._spending = self._rate  # the budget of the request being answered
         self._faults = _Faults()
         self._hooks = HookStore(API, self._store.new_id)
         self._hooks.record_lock = self._lock
@@ -2688,6 +2712,31 @@ class GitHubEmulator(HttpEmulator):
     def rate_limit_remaining(self) -> int:
         return self._rate.remaining
 
+    def installation_rate_limit(self, installation_id: int) -> dict:
+        """An installation's budget now: {"limit", "remaining", "reset"} (epoch seconds)."""
+        with self._lock:
+            rate = self._apps.rate_of(self._apps.get(installation_id))
+            rate.roll_window()
+            return {"limit": rate.limit, "remaining": rate.remaining, "reset": rate.reset_at}
+
+    def set_installation_rate_limit(
+        self, installation_id: int, remaining: int, reset_at_epoch: int | None = None
+    ) -> None:
+        with self._lock:
+            rate = self._apps.rate_of(self._apps.get(installation_id))
+            rate.set(remaining, reset_at_epoch)
+
+    def skew_clock(self, seconds: float) -> None:
+        """GitHub's clock `seconds` ahead of this machine's (behind if negative): a JWT issued
+        here is judged by it (more than a minute off and GitHub refuses it)."""
+        with self._lock:
+            self._hooks.clock_offset_s = seconds
+
+    def set_installation_members(self, installation_id: int, members: int) -> None:
+        """The organization's users (an installation's budget grows with those past 20)."""
+        with self._lock:
+            self._apps.get(installation_id).members = members
+
     def inject_fault(
         self,
         status: int,
@@ -2752,24 +2801,32 @@ class GitHubEmulator(HttpEmulator):
 
     def _respond(self, method: str, path: str, query: dict, headers, body: bytes) -> Reply:
         installation = grant = None
+        self._spending = self._rate
         if _JWT_ROUTE.fullmatch(self._route_path(path)):  # a GitHub App's own: its JWT only
             problem = self._hooks.app_problem(headers.get("Authorization"))
             if problem:
                 return self._error_reply(401, problem)
+            self._spending = self._apps.rate  # the App's own requests: neither budget above
         else:
             credential = self._credential(headers.get("Authorization"))
             if credential is None:
                 return self._error_reply(401, "Bad credentials")
             installation = credential if isinstance(credential, _Installation) else None
             grant = credential if isinstance(credential, Grant) else None
+            if installation is not None:  # it spends its installation's own budget
+                self._spending = self._apps.rate_of(installation)
         fault = self._faults.take(path)
         if fault is not None:
             return self._fault_reply(fault)
-        self._rate.roll_window()
+        self._spending.roll_window()
         route = self._route_path(path)
         counted = route != "/rate_limit"
-        if counted and self._rate.remaining <= 0:
-            return self._json_reply(403, _RATE_LIMIT_BODY, self._rate.headers())
+        if counted and self._spending.remaining <= 0:
+            body = _RATE_LIMIT_BODY
+            if installation is not None:
+                message = f"API rate limit exceeded for installation ID {installation.id}."
+                body = dict(body, message=message)
+            return self._json_reply(403, body, self._spending.headers())
         origin = f"http://{headers.get('Host') or f'127.0.0.1:{self.port}'}"
         req = _Request(method, path, route, query, origin, headers, body, installation)
         req.grant = grant
@@ -2779,22 +2836,22 @@ class GitHubEmulator(HttpEmulator):
         try:
             body, link, *status = self._api.dispatch(req)
         except _HttpError as error:
-            self._rate.consume()
+            self._spending.consume()
             return self._error_reply(error.status, error.message)
         except _Moved as moved:
-            self._rate.consume()
+            self._spending.consume()
             body = {"message": HTTPStatus(moved.status).phrase, "url": moved.location}
             body["documentation_url"] = REDIRECT_DOCS_URL
-            headers = [("Location", moved.location)] + self._rate.headers()
+            headers = [("Location", moved.location)] + self._spending.headers()
             return self._json_reply(moved.status, body, headers)
         body = body.replace(API_BYTES, (req.origin + self.path_prefix).encode())
         etag = f'W/"{hashlib.sha1(body).hexdigest()}"'
         extra = [("ETag", etag)] + ([("Link", link)] if link else [])
         if req.method == "GET" and _etag_matches(req.headers.get("If-None-Match"), etag):
-            return Reply(304, extra + self._rate.headers(), None)
+            return Reply(304, extra + self._spending.headers(), None)
         if counted:
-            self._rate.consume()
-        return self._reply(status[0] if status else 200, body, extra + self._rate.headers())
+            self._spending.consume()
+        return self._reply(status[0] if status else 200, body, extra + self._spending.headers())
 
     def _route_path(self, path: str) -> str:
         if not path.startswith(self.path_prefix + "/"):
@@ -2819,10 +2876,10 @@ class GitHubEmulator(HttpEmulator):
         body = fault.body if fault.body is not None else _FAULT_BODIES.get(fault.status)
         if body is None:
             body = {"message": HTTPStatus(fault.status).phrase}
-        headers = self._rate.headers()
+        headers = self._spending.headers()
         if fault.status in (403, 429) and fault.limited:
             reset_at = int(time.time()) + (fault.retry_after or 1)
-            headers = self._rate.headers(remaining=0, reset_at=reset_at)
+            headers = self._spending.headers(remaining=0, reset_at=reset_at)
         if fault.retry_after is not None:
             headers.append(("Retry-After", str(fault.retry_after)))
         if isinstance(body, dict | list):
@@ -2832,7 +2889,7 @@ class GitHubEmulator(HttpEmulator):
 
     def _error_reply(self, status: int, message: str) -> Reply:
         body = {"message": message, "documentation_url": DOCS_URL, "status": str(status)}
-        return self._json_reply(status, body, self._rate.headers())
+        return self._json_reply(status, body, self._spending.headers())
 
     def _json_reply(self, status: int, body, headers: list) -> Reply:
         return self._reply(status, _dumps(body), headers)

@@ -180,6 +180,7 @@ class HookStore:
         self.deliveries: list[Delivery] = []  # in the order recorded: oldest first
         self.denied: set[str] = set()  # repositories and organizations whose hooks 404
         self.app_id: str = ""
+        self.clock_offset_s = 0.0  # GitHub's clock against ours (a JWT's iat/exp are ours)
         self.app_public_numbers: tuple[int, int] | None = None
         self.manual = False
         self._waiting: list[Delivery] = []  # manual mode: redeliveries asked, not sent yet
@@ -381,7 +382,7 @@ class HookStore:
             token.strip(),
             app_id=self.app_id,
             public_numbers=self.app_public_numbers,
-            now=time.time(),
+            now=time.time() + self.clock_offset_s,
         )
 
 

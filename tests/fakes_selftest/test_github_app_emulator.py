@@ -166,3 +166,35 @@ def test_the_personal_token_still_opens_everything(emu):
     assert get(emu, "/repos/ROCm/ROCm/issues/1", "personal").status_code == 200
     assert get(emu, "/user", "personal").status_code == 200
     assert emu.requests[-1]["installation"] is None
+
+
+def test_each_installation_spends_its_own_budget_grown_by_githubs_rule(emu, app):
+    for n in range(25):
+        emu.add_repo(f"ROCm/repo{n}")
+    emu.add_repo("other/tool")
+    big = emu.add_installation("ROCm")  # 25 repositories: 5 past 20
+    small = emu.add_installation("other", repos=["other/tool"])
+
+    client = installation_client(emu, app, big)
+    client.get_repo("ROCm/repo3").get_issues().totalCount  # noqa: B018 - spends requests
+    limit = client.get_rate_limit().resources.core
+    assert limit.limit == 5000 + 5 * 50
+    assert emu.installation_rate_limit(big)["remaining"] < limit.limit
+    assert emu.installation_rate_limit(small)["remaining"] == 5000, "not its budget"
+    assert emu.rate_limit_remaining == 5000, "nor the personal token's"
+
+    emu.set_installation_members(big, 500)  # the organization's users grow it too, to a cap
+    assert emu.installation_rate_limit(big)["limit"] == 12500
+
+
+def test_an_installation_out_of_budget_is_refused_until_its_reset(emu, app):
+    emu.add_repo("ROCm/hip")
+    installation = emu.add_installation("ROCm")
+    client = installation_client(emu, app, installation)
+    client.get_repo("ROCm/hip")  # the token is issued while there is budget
+    emu.set_installation_rate_limit(installation, 0)
+
+    with pytest.raises(github.RateLimitExceededException) as refused:
+        client.get_repo("ROCm/hip").get_issues()[0]  # noqa: B018
+    assert f"installation ID {installation}" in refused.value.data["message"]
+    assert get(emu, "/repos/ROCm/hip", "personal").status_code == 200, "the token still has its own"
