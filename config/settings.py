@@ -387,6 +387,12 @@ RESPONSE_DIGEST_RECIPIENTS = env_list("RESPONSE_DIGEST_RECIPIENTS")
 # installation's) falls to this many requests, and goes on after the reset: the rest is for the
 # other repositories' incremental syncs and the outbox's writes.
 GITHUB_RATE_RESERVE = int(os.environ.get("GITHUB_RATE_RESERVE", "500"))
+# A backfill makes this many requests at a time, then goes on at the back of the ingest queue:
+# the syncs that queued meanwhile (other repositories' backfills too) are not held behind it.
+GITHUB_BACKFILL_SLICE_REQUESTS = int(os.environ.get("GITHUB_BACKFILL_SLICE_REQUESTS", "200"))
+# A repository whose events arrive by webhook (its App installation's, or a delivery in the last
+# day) is kept current by them: its scheduled sync, a reconciliation, runs this often.
+GITHUB_WEBHOOK_FED_SYNC_MINUTES = int(os.environ.get("GITHUB_WEBHOOK_FED_SYNC_MINUTES", "360"))
 # 5xx answers are retried this many times inside one request, with exponential backoff.
 GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
 GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))

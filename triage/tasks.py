@@ -6,12 +6,11 @@ import logging
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError, close_old_connections
-from django.utils import timezone
 
 from triage import pipeline
 from triage.models import Repository, SavedSearch
 from triage.services import spikes
-from triage.sources.github import redelivery, sync, webhooks
+from triage.sources.github import redelivery, schedule, sync, webhooks
 from triage.sources.github.client import RateLimited, TransientGitHubError
 from triage.sources.x import sync as x_sync
 from triage.sources.x.client import XNotConfigured, XRateLimited, XUnavailable
@@ -35,37 +34,27 @@ def sync_repository(
     repository = Repository.objects.filter(pk=repository_id, tracked=True).first()
     if repository is None:
         return "not tracked"
-    # the limit of its budget (the token's, or its App installation's), shared by its repositories
-    limited_until = sync.rate_limited_until(repository)
-    if limited_until is not None:
-        if self.request.retries and not self.request.is_eager:
-            # our own reschedule woke before the reset (countdowns stay under the broker's
-            # visibility timeout): wait again. Beat's runs meanwhile are skipped.
-            wait = (limited_until - timezone.now()).total_seconds() + 1
-            raise self.retry(countdown=sync.retry_countdown(wait))
-        return f"{repository}: rate-limited until {limited_until:%Y-%m-%d %H:%M:%S} UTC; skipped"
     resume = {"repository_id": repository_id, "full": False}  # the watermarks keep our place
     try:
-        report = sync.repository_sync(repository=repository, full=full)
-    except (sync.SyncBusy, sync.RepositoryNotFound) as exc:
-        logger.warning("%s", exc)
-        return str(exc)
-    except RateLimited as exc:
-        # Free the worker and come back when the limit resets; the watermark keeps our place.
-        countdown = sync.retry_countdown(exc.seconds_to_wait())
-        logger.warning("%s: %s; retrying in %.0fs", repository, exc, countdown)
-        if self.request.is_eager:  # in-process tasks (no broker): the next sync resumes
-            return f"{repository}: {exc}; the next sync resumes"
-        kwargs = dict(resume, transient_attempts=transient_attempts)
-        raise self.retry(exc=exc, kwargs=kwargs, countdown=countdown) from exc
+        # one turn: the beat's run (may be skipped), or our own retry going on with the sync
+        turn = schedule.sync_turn(
+            repository,
+            continuation=bool(self.request.retries),
+            full=full,
+            eager=self.request.is_eager,
+        )
     except TransientGitHubError as exc:
         if transient_attempts >= TRANSIENT_RETRIES:
             raise
         kwargs = dict(resume, transient_attempts=transient_attempts + 1)
         countdown = _transient_countdown(transient_attempts)
+        schedule.continuation_queued(repository=repository, countdown=countdown)
         raise self.retry(exc=exc, kwargs=kwargs, countdown=countdown) from exc
-    logger.info("%s", report.summary())
-    return report.summary()
+    if turn.again_in is not None:  # free the worker; go on behind the queue, or after a reset
+        kwargs = dict(resume, transient_attempts=transient_attempts)
+        raise self.retry(kwargs=kwargs, countdown=turn.again_in)
+    logger.info("%s", turn.summary)
+    return turn.summary
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)

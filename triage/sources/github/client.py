@@ -68,6 +68,14 @@ class BudgetReserved(RateLimited):
     the budget to the other repositories until the reset; they are not held back."""
 
 
+class SliceSpent(BudgetReserved):
+    """Not a limit: this source (a backfill) made its slice of requests and steps aside; it goes
+    on at once, at the back of the queue, behind the syncs that waited meanwhile."""
+
+    def seconds_to_wait(self) -> float:
+        return 1.0
+
+
 @dataclass
 class Page:
     items: list | dict | None  # None when GitHub answered 304 Not Modified
@@ -181,6 +189,9 @@ class GitHubSource:
         # A backfill stops when the budget falls to this (sync: GITHUB_RATE_RESERVE), so that
         # one large repository never spends what the webhook-fed ones need; 0: no reserve.
         self.reserve = 0
+        # A backfill stops after this many requests (sync: GITHUB_BACKFILL_SLICE_REQUESTS) and
+        # goes on behind the syncs that queued meanwhile; 0: no slice.
+        self.slice = 0
 
     @property
     def client(self) -> github.Github:
@@ -217,6 +228,8 @@ class GitHubSource:
         return self._request("DELETE", url, input=body) if body else self._request("DELETE", url)
 
     def _request(self, verb: str, url: str, **kwargs) -> Page:
+        if self.slice and self.requests >= self.slice:
+            raise SliceSpent(datetime.now(UTC), f"{self.requests} requests: this slice is spent")
         if (
             self.reserve
             and self.rate_remaining is not None

@@ -66,6 +66,7 @@ from triage.sources.github.client import (
     GitHubError,
     GitHubSource,
     RateLimited,
+    SliceSpent,
 )
 from triage.sources.records import parse_timestamp
 
@@ -661,6 +662,7 @@ def _repository_sync(*, repository, full, source, progress, report) -> SyncRepor
     _installation_note(repository)
     if _backfilling(repository, full):
         source.reserve = settings.GITHUB_RATE_RESERVE
+        source.slice = settings.GITHUB_BACKFILL_SLICE_REQUESTS
     resource = SyncState.Resource.REPOSITORY
     if full:  # every resource starts over; a retry after an interruption goes on incrementally
         SyncState.objects.filter(repository=repository).update(
@@ -683,7 +685,8 @@ def _repository_sync(*, repository, full, source, progress, report) -> SyncRepor
         # GitHub's limit holds every repository of the budget; a backfill's reserve only itself
         limited = isinstance(exc, RateLimited) and not isinstance(exc, BudgetReserved)
         SyncState.objects.filter(repository=repository, resource=resource).update(
-            last_error=str(exc)[:2000],
+            # a spent slice is a turn taken, not an error: the sync goes on in the next task
+            last_error="" if isinstance(exc, SliceSpent) else str(exc)[:2000],
             # a rate limit holds every resource of the token until its reset
             rate_limit_remaining=0 if limited else source.rate_remaining,
             rate_limit_reset_at=exc.reset_at if limited else source.rate_reset_at,
