@@ -75,6 +75,7 @@ HOME_PANELS: list[str] = [
     "triage.panels.home.social_panel",
     "triage.panels.home.models_panel",
     "triage.panels.home.activity_panel",
+    "triage.panels.home.github_budgets_panel",  # each installation's budget and its reset
     "triage.panels.response_times.response_times_panel",  # how far from the response goal
 ]
 # Settings page: `panel(*, request) -> Panel | None`.
@@ -109,6 +110,7 @@ COMMENT_COMMANDS: dict[str, str] = {
 # Each installs its app's entries in django-celery-beat, leaving an admin's changes alone.
 BEAT_START: list[str] = [
     "triage.services.tracking.repositories_track_configured",  # GITHUB_REPOS
+    "triage.sources.github.app_auth.app_check_at_start",  # logs what the GitHub App lacks
     "triage.services.tracking.schedules_install_defaults",  # webhook deliveries
     "triage.services.social.saved_searches_install",  # only with X_BEARER_TOKEN set
     "triage.services.classification_schedule.schedules_install",  # retraining, priorities

@@ -268,3 +268,47 @@ def test_github_enterprise_under_a_path_prefix(settings, key_pair):
         assert emu.requests[-1]["path"] == f"/api/v3/repos/{REPO}/issues/1"
         assert emu.requests[-1]["installation"] == installation
     app_auth.app_caches_clear()
+
+
+def test_the_settings_page_check_names_what_an_installation_lacks(app):
+    app.add_repo(REPO)
+    app.add_repo(OTHER)
+    app.add_installation("ROCm")  # all it needs
+    partial = app.add_installation(
+        "other",
+        permissions={"metadata": "read", "issues": "read", "pull_requests": "write"},
+        events=("issues", "pull_request"),
+    )
+
+    problems = app_auth.installation_problems()
+
+    assert len(problems) == 2, problems
+    lacks, events = problems
+    assert f"installation {partial} on other" in lacks
+    assert "issues: write (it has read)" in lacks and "pull_requests" not in lacks
+    assert "issue_comment, label, repository" in events
+    checks = app.count(path_contains="/app/installations")
+    assert app_auth.installation_problems() == problems
+    assert app.count(path_contains="/app/installations") == checks, "kept for a while"
+
+
+def test_a_clock_github_disagrees_with_is_said_at_start_without_stopping(app, caplog):
+    app.add_repo(REPO)
+    app.add_installation("ROCm")
+    app.skew_clock(2 * 3600)  # this machine's clock two hours behind GitHub's
+
+    app_auth.app_check_at_start()  # beat's start: logs, never raises
+
+    logged = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(logged) == 1
+    assert "refused the App's JWT" in logged[0] and "clock" in logged[0]
+    assert app_auth.installation_problems() == [logged[0].removeprefix("GitHub App: ")]
+
+    app.skew_clock(0)
+    assert app_auth.installation_problems(fresh=True) == []
+
+
+def test_without_an_app_nothing_is_asked(emulator, settings):
+    settings.GITHUB_APP_ID = settings.GITHUB_APP_PRIVATE_KEY = ""
+    assert app_auth.installation_problems(fresh=True) == []
+    assert emulator.requests == []

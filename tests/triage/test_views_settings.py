@@ -32,7 +32,8 @@ def test_a_github_app_that_cannot_work_is_said_on_the_settings_page(logged_in_cl
     settings.GITHUB_APP_PRIVATE_KEY = "not a PEM key"
     app_auth.app_caches_clear()
     content = logged_in_client.get(reverse("settings")).content.decode()
-    assert "The GitHub App cannot be used" in content and "GITHUB_APP_PRIVATE_KEY" in content
+    assert "What keeps the GitHub App from working" in content
+    assert "GITHUB_APP_PRIVATE_KEY" in content
 
 
 @pytest.mark.django_db
@@ -59,3 +60,30 @@ def test_it_shows_each_rate_budget_with_its_repositories(logged_in_client, make)
     assert "GitHub rate budgets" in content
     assert "installation 57412803" in content and "the token" in content
     assert "4200" in content and "limited" in content
+
+
+@pytest.mark.django_db
+def test_the_home_page_shows_each_budget_its_reset_and_what_still_backfills(logged_in_client, make):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from triage.models import SyncState
+
+    assert "GitHub rate budgets" not in logged_in_client.get(reverse("home")).content.decode()
+    done = make.repository("ROCm/ROCm", installation_id=57412803)
+    make.repository("ROCm/rocBLAS", installation_id=57412803)  # installed, not synced yet
+    reset = timezone.now() + timedelta(minutes=42)
+    SyncState.objects.create(
+        repository=done,
+        resource="issues",
+        backfill_done=True,
+        rate_limit_remaining=3170,
+        rate_limit_reset_at=reset,
+        last_run_at=timezone.now(),
+    )
+    content = logged_in_client.get(reverse("home")).content.decode()
+    assert "GitHub rate budgets" in content
+    assert "installation 57412803" in content and "3170" in content
+    assert reset.isoformat(timespec="seconds")[:16] in content
+    assert "1 backfilling" in content and 'title="ROCm/rocBLAS"' in content

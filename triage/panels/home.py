@@ -59,6 +59,20 @@ def models_panel(*, request) -> Panel:
     )
 
 
+def github_budgets_panel(*, request) -> Panel | None:
+    """Each GitHub rate budget (the token's, or an App installation's): what is left, when it
+    resets, and the repositories still backfilling on it. None while nothing is tracked."""
+    budgets = selectors.rate_budgets()
+    if not budgets:
+        return None
+    return Panel(
+        title="GitHub rate budgets",
+        template="triage/home/github_budgets.html",
+        context={"budgets": budgets, "problems": app_auth.installation_problems()},
+        slug="github-budgets",
+    )
+
+
 def repositories_settings_panel(*, request) -> Panel:
     return Panel(
         title="Tracked repositories",
@@ -66,7 +80,7 @@ def repositories_settings_panel(*, request) -> Panel:
         context={
             "overviews": selectors.repository_overviews(),
             "configured_repos": settings.GITHUB_REPOS,
-            "app_problems": app_auth.app_configuration_problems(),
+            "app_problems": app_auth.installation_problems(),
             "budgets": selectors.rate_budgets(),
             "reserve": settings.GITHUB_RATE_RESERVE,
         },

@@ -68,6 +68,7 @@ class RateBudget:
 
     installation_id: int | None
     repositories: list[str] = field(default_factory=list)
+    backfilling: list[str] = field(default_factory=list)  # first complete sync still to come
     remaining: int | None = None
     reset_at: datetime | None = None
     seen_at: datetime | None = None
@@ -82,13 +83,20 @@ class RateBudget:
 
 
 def rate_budgets() -> list[RateBudget]:
-    """Each budget with what the latest sync of one of its repositories read of it, in two
-    queries (the settings page's "GitHub rate budgets")."""
+    """Each budget with what the latest sync of one of its repositories read of it, in three
+    queries (the home page's and the settings page's "GitHub rate budgets")."""
     budgets: dict[int | None, RateBudget] = {}
     tracked = Repository.objects.filter(tracked=True).order_by("full_name")
-    for full_name, installation_id in tracked.values_list("full_name", "installation_id"):
+    backfilled = set(
+        SyncState.objects.filter(
+            repository__tracked=True, resource=SyncState.Resource.ISSUES, backfill_done=True
+        ).values_list("repository_id", flat=True)
+    )
+    for pk, full_name, installation_id in tracked.values_list("pk", "full_name", "installation_id"):
         budget = budgets.setdefault(installation_id, RateBudget(installation_id))
         budget.repositories.append(full_name)
+        if pk not in backfilled:
+            budget.backfilling.append(full_name)
     latest = (
         SyncState.objects.filter(repository__tracked=True, rate_limit_remaining__isnull=False)
         .order_by("-last_run_at")

@@ -23,6 +23,7 @@ page requests can queue behind a slow one for longer than that.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -30,6 +31,7 @@ from pathlib import Path
 
 import github
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 from github import GithubException
 
@@ -40,6 +42,8 @@ from triage.sources.github.client import (
     TransientGitHubError,
     build_client,
 )
+
+logger = logging.getLogger(__name__)
 
 RENEW_BEFORE = timedelta(minutes=5)
 INSTALLATION_TTL_S = 3600
@@ -283,6 +287,80 @@ def _forget_installation_id(installation_id: int) -> None:
             del _installations[key]
 
 
+# --- what each installation lacks ------------------------------------------------------------
+
+# What the service does with an installation's token (docs/DEPLOYMENT.md, "Running as a GitHub
+# App"): reads issues, pull requests and their commits; writes labels, comments, assignees,
+# reactions, closing (issues) and review requests (pull requests).
+REQUIRED_PERMISSIONS = {"metadata": "read", "issues": "write", "pull_requests": "write"}
+# Without these events, changes wait for the scheduled sync (a reconciliation every few hours).
+REQUIRED_EVENTS = ("issues", "issue_comment", "pull_request", "label", "repository")
+_LEVELS = {"read": 1, "write": 2, "admin": 3}
+INSTALLATION_CHECK_TTL_S = 600
+_CHECK_KEY = "github-app-installation-problems"
+
+
+def installation_lacks(data: dict) -> list[str]:
+    """What one installation (GitHub's JSON of it) lacks of REQUIRED_PERMISSIONS and events."""
+    granted, subscribed = data.get("permissions") or {}, set(data.get("events") or ())
+    missing = [
+        f"{name}: {level}" + (f" (it has {granted[name]})" if granted.get(name) else "")
+        for name, level in REQUIRED_PERMISSIONS.items()
+        if _LEVELS.get(granted.get(name), 0) < _LEVELS[level]
+    ]
+    unsubscribed = [event for event in REQUIRED_EVENTS if event not in subscribed]
+    account = (data.get("account") or {}).get("login", "?")
+    where = f"installation {data.get('id')} on {account}"
+    problems = []
+    if missing:
+        problems.append(
+            f"{where} lacks the permission{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(missing)}: grant it on the App's settings page (Permissions & events), "
+            "then accept the new permissions on the installation"
+        )
+    if unsubscribed:
+        problems.append(
+            f"{where} is not subscribed to the event{'s' if len(unsubscribed) > 1 else ''} "
+            f"{', '.join(unsubscribed)}: those changes wait for the scheduled sync"
+        )
+    return problems
+
+
+def installation_problems(*, fresh: bool = False) -> list[str]:
+    """What keeps the App from working, for people: its settings, GitHub refusing its JWT (a
+    wrong key or id, this machine's clock), and what each installation lacks. [] without an App
+    or when all is well. Asks GitHub (one request a page, with the JWT) at most every
+    INSTALLATION_CHECK_TTL_S; never raises."""
+    if not app_configured():
+        return []
+    problems = app_configuration_problems()
+    if problems:
+        return problems
+    if not fresh:
+        known = cache.get(_CHECK_KEY)
+        if known is not None:
+            return known
+    try:
+        client = build_client(auth=app_credentials())
+        installations = github.PaginatedList.PaginatedList(
+            github.Installation.Installation, client.requester, "/app/installations", None
+        )
+        problems = [p for found in installations for p in installation_lacks(found.raw_data)]
+    except GithubException as exc:
+        problems = [str(_jwt_refused(exc) if exc.status == 401 else exc)]
+    except (GitHubError, OSError) as exc:
+        problems = [f"cannot ask GitHub about the App's installations: {exc}"]
+    cache.set(_CHECK_KEY, problems, timeout=INSTALLATION_CHECK_TTL_S)
+    return problems
+
+
+def app_check_at_start() -> None:
+    """Log, as errors, what keeps the App from working (beat's start; the settings page shows the
+    same). Nothing stops: every sync of an affected repository fails alone, with its reason."""
+    for problem in installation_problems(fresh=True):
+        logger.error("GitHub App: %s", problem)
+
+
 def app_caches_clear() -> None:
     """Forget every installation and token (tests; a changed App)."""
     with _lock:
@@ -290,3 +368,4 @@ def app_caches_clear() -> None:
         _repository_installations.clear()
         _auths.clear()
         _loaded.clear()
+    cache.delete(_CHECK_KEY)
