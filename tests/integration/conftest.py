@@ -86,6 +86,8 @@ def celery_worker_process(real_services, django_db_setup, github_emulator, tmp_p
         GITHUB_TOKEN=TOKEN,
         GITHUB_WEBHOOK_SECRET=settings.GITHUB_WEBHOOK_SECRET or "unused",
         GITHUB_RETRY_BACKOFF="0",
+        # backfills take turns of a few requests here, so the tests see them go behind the queue
+        GITHUB_BACKFILL_SLICE_REQUESTS="8",
     )
     command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-n", name]
     command += ["-Q", "ingest,classify,releases", "-c", "2", "-P", "prefork", "-l", "INFO"]

@@ -101,3 +101,38 @@ def test_the_same_delivery_five_times_concurrently_is_processed_once(
     assert WebhookDelivery.objects.filter(delivery_id="it-concurrent-1").count() == 1
     assert delivery.attempts == 1
     assert Issue.objects.filter(repository__full_name="ROCm/ROCm", number=4321).count() == 1
+
+
+def test_a_small_backfill_is_not_held_behind_two_large_ones(celery_worker_process, github_emulator):
+    """Two pool processes, two large backfills queued first: the small one runs between their
+    turns (each a slice of GITHUB_BACKFILL_SLICE_REQUESTS, then a retry at the back of the queue)
+    and ends first; the large ones still end with every issue, read once."""
+    large = ["ROCm/rocm-systems", "ROCm/composable_kernel"]
+    small = "ROCm/rocm-docs-core"
+    github_emulator.clear_log()
+    for repo in large:
+        github_emulator.add_repo(repo)
+        for n in range(1, 1201):
+            github_emulator.add_issue(repo, title=f"ck tile kernel fails to compile {n}")
+    github_emulator.add_repo(small)
+    for n in range(1, 6):
+        github_emulator.add_issue(small, title=f"Broken link in the install guide {n}")
+
+    tracked = {repo: tracking.repository_track(full_name=repo) for repo in [*large, small]}
+    results = {
+        repo: sync_repository.apply_async(kwargs={"repository_id": repository.pk})
+        for repo, repository in tracked.items()
+    }
+    for result in results.values():
+        result.get(timeout=120)
+
+    def ended(repo):
+        return SyncState.objects.get(repository=tracked[repo], resource="commits").last_success_at
+
+    assert ended(small) < min(ended(repo) for repo in large)
+    for repo in large:
+        assert Issue.objects.filter(repository=tracked[repo]).count() == 1200
+        listed = github_emulator.count(path_contains=f"/repos/{repo}/issues")
+        assert listed <= 12 + 12, "each turn goes on from its watermark"
+        state = SyncState.objects.get(repository=tracked[repo], resource="issues")
+        assert state.last_error == ""
