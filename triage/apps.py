@@ -14,3 +14,20 @@ class TriageConfig(AppConfig):
         from triage.services.roles import roles_after_migrate
 
         post_migrate.connect(roles_after_migrate, dispatch_uid="triage-roles")
+
+        from django.core import checks
+
+        checks.register(github_app_check, "github")
+
+
+def github_app_check(app_configs, **kwargs):
+    """What is wrong with the GitHub App's settings, when a process starts (runserver, migrate,
+    `manage.py check`): a warning, never a refusal to start; beat's start asks GitHub too."""
+    from django.core.checks import Warning
+
+    from triage.sources.github.app_auth import app_configuration_problems
+
+    return [
+        Warning(problem, hint="docs/DEPLOYMENT.md, Running as a GitHub App", id="triage.W001")
+        for problem in app_configuration_problems()
+    ]

@@ -3,8 +3,11 @@ real PyGithub against the GitHub emulator (tests/fakes/github_api.py)."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
 
 from tests.fakes.github_api import github_for_settings
 from tests.fakes.github_hooks import app_key_pair
@@ -312,3 +315,13 @@ def test_without_an_app_nothing_is_asked(emulator, settings):
     settings.GITHUB_APP_ID = settings.GITHUB_APP_PRIVATE_KEY = ""
     assert app_auth.installation_problems(fresh=True) == []
     assert emulator.requests == []
+
+
+def test_a_malformed_key_is_a_warning_when_a_process_starts_not_a_refusal(settings):
+    settings.GITHUB_APP_ID = str(APP_ID)
+    settings.GITHUB_APP_PRIVATE_KEY = "-----BEGIN RSA PRIVATE KEY-----\nnot a key\n"
+    app_auth.app_caches_clear()
+
+    out = io.StringIO()
+    call_command("check", stdout=out, stderr=out)  # raises SystemCheckError on an error
+    assert "triage.W001" in out.getvalue() and "GITHUB_APP_PRIVATE_KEY" in out.getvalue()
