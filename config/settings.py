@@ -268,7 +268,7 @@ CELERY_QUEUES_BY_PURPOSE = ["ingest", "classify", "releases", "repro.cpu"] + [
     f"repro.{arch}" for arch in REPRO_ARCHITECTURES
 ]
 
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"  # a host: kombu warns without one
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
