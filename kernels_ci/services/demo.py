@@ -116,14 +116,18 @@ def demo_issues_load() -> str:
     return f"{REPOSITORY}: {result.created} kernel-bug issues created, {result.unchanged} unchanged"
 
 
-def demo_load() -> KernelsDemoReport:
+def demo_load(*, progress=None) -> KernelsDemoReport:
+    """The demo's repro cases approved and run in-process (each run a real backend);
+    `progress(done, total, what)` after each case (load_demo's bar)."""
     report = KernelsDemoReport()
     demo_issues_load()  # idempotent: in place already when load_demo ran the loaders in order
     repository = ingest.repository_get_or_create(full_name=REPOSITORY, tracked=False)
     missing = backend_get("triton-interpreter").available()
     if not settings.KERNELS_CI_DEMO_RUN:
         missing = "KERNELS_CI_DEMO_RUN is off"
-    for entry in ISSUES:
+    for done_cases, entry in enumerate(ISSUES):
+        if progress:
+            progress(done_cases, len(ISSUES), "repro cases")
         issue = Issue.objects.get(repository=repository, number=entry["number"])
         case = case_refresh(issue=issue)
         ReproCase.objects.filter(pk=case.pk).update(

@@ -17,8 +17,13 @@ def sign_in(username: str, password: str):
     )
 
 
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 def test_it_loads_the_bundled_data_and_creates_the_demo_login():
-    out = io.StringIO()
+    out = Terminal()
     call_command("load_demo", stdout=out)
     assert Repository.objects.count() >= 3
     assert Issue.objects.filter(is_pull_request=False).count() >= 200
@@ -26,6 +31,11 @@ def test_it_loads_the_bundled_data_and_creates_the_demo_login():
     assert Comment.objects.count() >= 500
     assert sign_in("demo", "demo") is not None
     assert "Demo login" in out.getvalue()
+    # on a terminal, the long steps draw a bar in place, then their summary takes its place
+    drawn = out.getvalue()
+    for what in ("issues, pulls and comments", "models trained", "issues classified"):
+        assert "] " in drawn and what in drawn, what
+    assert "\r      [###" in drawn
 
 
 def test_loading_twice_changes_nothing():
@@ -35,6 +45,7 @@ def test_loading_twice_changes_nothing():
     call_command("load_demo", stdout=out)
     assert (Issue.objects.count(), Comment.objects.count()) == counts
     assert "0 created" in out.getvalue()
+    assert "\r" not in out.getvalue(), "no bar in a log"
     # nothing changed, so no model is trained again (the kernel issues are in before training)
     training = next(line for line in out.getvalue().splitlines() if "issues classified" in line)
     assert training.count("unchanged training data") >= 5, training

@@ -549,13 +549,18 @@ def reclassify_after_training(*, activated) -> dict[str, int]:
     return enqueued
 
 
-def classifiers_retrain(*, force: bool = False, reclassify: bool = True) -> RetrainReport:
+def classifiers_retrain(
+    *, force: bool = False, reclassify: bool = True, progress=None
+) -> RetrainReport:
     """Retrain every database-trained model (weekly, from beat); unchanged data is skipped.
 
     A version that becomes active reaches the existing issues: they are classified again in
-    chunks on the classify queue (unless `reclassify` is False)."""
+    chunks on the classify queue (unless `reclassify` is False). `progress(done, total, what)`
+    before each model."""
     result = RetrainReport()
-    for name in TRAINED_FROM_DATABASE:
+    for done, name in enumerate(TRAINED_FROM_DATABASE):
+        if progress:
+            progress(done, len(TRAINED_FROM_DATABASE), f"models trained ({name} now)")
         try:
             result.reports.append(
                 classifier_train_from_database(model_name=name, force=force, skip_if_unchanged=True)
@@ -629,20 +634,22 @@ def comments_classify(*, issue_ids: list[int]) -> CommentSentimentReport:
 # --- the demo ------------------------------------------------------------------------------
 
 
-def demo_train_and_classify() -> RetrainReport:
+def demo_train_and_classify(*, progress=None) -> RetrainReport:
     """load_demo's step: train the default models on the demo data's weak labels and the
     bundled synthetic sentiment set (`make demo` sets it as CLASSIFIER_SENTIMENT_CSV, so that
     the retraining trains sentiment with the triagers' decisions too), then classify every issue
-    and comment, in chunks."""
+    and comment, in chunks. `progress(done, total, what)` as it goes (load_demo's bar)."""
     from triage.services import demo  # the demo's own files; demo imports no classification
 
-    result = classifiers_retrain(reclassify=False)
+    result = classifiers_retrain(reclassify=False, progress=progress)
     if not settings.CLASSIFIER_SENTIMENT_CSV:  # no base set: the bundled one, not "not set"
         result.reports = [r for r in result.reports if r.name != "sentiment"]
         result.reports.append(demo.demo_sentiment_train())
     ids = Issue.objects.filter(is_pull_request=False).order_by("id").values_list("id", flat=True)
-    total = ClassifyReport()
+    total, count = ClassifyReport(), len(ids)
     for chunk in priority.id_chunks(ids, size=CLASSIFY_CHUNK):
+        if progress:
+            progress(total.issues, count, "issues classified")
         part = issues_classify(ids=chunk)
         total.issues += part.issues
         total.prioritized += part.prioritized

@@ -50,9 +50,24 @@ def demo_data_read(path: Path = DEMO_DATA) -> dict:
         return json.load(handle)
 
 
-def demo_load(*, path: Path = DEMO_DATA) -> DemoReport:
+def demo_load(*, path: Path = DEMO_DATA, progress=None) -> DemoReport:
+    """The bundled GitHub JSON through the real upserts (and the pipeline after them);
+    `progress(done, total, what)` after each page (load_demo's bar)."""
     data = demo_data_read(path)
     report = DemoReport(issues=UpsertResult(), pulls=UpsertResult(), comments=UpsertResult())
+    total = sum(
+        len(entry.get(kind, []))
+        for entry in data["repositories"]
+        for kind in ("issues", "pulls", "comments")
+    )
+    done = 0
+
+    def step(page) -> None:
+        nonlocal done
+        done += len(page)
+        if progress:
+            progress(done, total, "issues, pulls and comments")
+
     for entry in data["repositories"]:
         with transaction.atomic():
             repository = ingest.repository_get_or_create(full_name=entry["repository"]["full_name"])
@@ -61,10 +76,13 @@ def demo_load(*, path: Path = DEMO_DATA) -> DemoReport:
             ordered = sorted(entry.get("issues", []), key=lambda item: item["updated_at"])
             for page in _pages(ordered):
                 report.issues.add(ingest.issues_upsert(repository=repository, items=page))
+                step(page)
             for page in _pages(entry.get("pulls", [])):
                 report.pulls.add(ingest.pulls_upsert(repository=repository, items=page))
+                step(page)
             for page in _pages(entry.get("comments", [])):
                 report.comments.add(ingest.comments_upsert(repository=repository, items=page))
+                step(page)
         report.repositories += 1
     return report
 

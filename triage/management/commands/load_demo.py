@@ -4,6 +4,7 @@ Each app contributes its part through config/wiring.py's DEMO_LOADERS (GitHub da
 what the later stages build on it), so triage never imports the apps further down the chain.
 """
 
+import inspect
 import time
 
 from django.core.management.base import BaseCommand
@@ -34,7 +35,12 @@ class Command(BaseCommand):
             self.stdout.write(f"[{step}/{steps}] {app}: {what} ...")
             self.stdout.flush()
             started = time.monotonic()
-            report = wiring.load(dotted)()
+            loader = wiring.load(dotted)
+            if "progress" in inspect.signature(loader).parameters:
+                report = loader(progress=self._bar)
+                self._bar_end()
+            else:
+                report = loader()
             summary = report.summary() if hasattr(report, "summary") else str(report)
             elapsed = time.monotonic() - started
             self.stdout.write(f"      {summary} ({elapsed:.0f} s)")
@@ -46,3 +52,20 @@ class Command(BaseCommand):
             )
             roles = ", ".join(f"{name}/{name} ({role})" for name, role in demo.DEMO_ROLE_USERS)
             self.stdout.write(f"Logins with one role each (user/password): {roles}")
+
+    BAR_WIDTH = 30
+
+    def _bar(self, done: int, total: int, what: str) -> None:
+        """A progress bar of a long step, redrawn in place on a terminal (nothing in a log)."""
+        if not self.stdout.isatty() or total <= 0:
+            return
+        filled = self.BAR_WIDTH * min(done, total) // total
+        bar = "#" * filled + "." * (self.BAR_WIDTH - filled)
+        self.stdout.write(f"\r      [{bar}] {done}/{total} {what}", ending="")
+        self.stdout.flush()
+        self._drawn = True
+
+    def _bar_end(self) -> None:
+        if getattr(self, "_drawn", False):
+            self.stdout.write("\r\033[K", ending="")  # the summary line takes its place
+            self._drawn = False
