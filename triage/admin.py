@@ -221,8 +221,21 @@ class WebhookRedeliveryAdmin(TriageAdmin):
         return False
 
 
+class ReadOnlyAudit(TriageAdmin):
+    """An audit log: read-only, written only by the service."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(LabelWriteback)
-class LabelWritebackAdmin(TriageAdmin):
+class LabelWritebackAdmin(ReadOnlyAudit):
     """The audit log of label write-back: read-only, written only by the service."""
 
     list_display = ["created_at", "issue", "label", "status", "model_name", "model_version"]
@@ -232,26 +245,6 @@ class LabelWritebackAdmin(TriageAdmin):
     search_fields = ["label", "detail", "issue__repository__full_name", "=issue__number"]
     date_hierarchy = "created_at"
     show_full_result_count = False
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnlyAudit(TriageAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(GitHubWrite)
