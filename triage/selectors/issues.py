@@ -25,6 +25,7 @@ from triage.models import (
     SyncState,
     WebhookDelivery,
 )
+from triage.selectors import ownership
 
 ISSUE_STATES = ("open", "closed", "all")
 ISSUE_KINDS = ("issue", "pr", "all")
@@ -284,9 +285,7 @@ def untriaged() -> Q:
 
 def owned_components(login: str) -> list[str]:
     """The components (as predicted, lower case) that the ownership rules give this login."""
-    from triage.services.ownership import rule_globs_naming
-
-    globs = rule_globs_naming(login)
+    globs = ownership.rule_globs_naming(login)
     if not globs:
         return []
     labels = set(

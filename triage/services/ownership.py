@@ -52,6 +52,7 @@ from triage.models import (
     PullRequestFiles,
     Repository,
 )
+from triage.selectors.ownership import rule_glob
 from triage.services import codeowners, outbox
 
 logger = logging.getLogger(__name__)
@@ -137,21 +138,6 @@ def _facts(issue: Issue) -> IssueFacts:
     )
 
 
-def _glob(pattern: str):
-    """A rule's pattern (`*` and `?` as in file names, any case) as an RE2 pattern: linear."""
-    parts = [
-        ".*" if c == "*" else "." if c == "?" else linear_re.escape(c) for c in pattern.lower()
-    ]
-    return linear_re.compile("^" + "".join(parts) + "$", linear_re.S)
-
-
-def rule_globs_naming(login: str) -> list:
-    """The patterns of the component rules that name this login (the queue's "My issues")."""
-    login = login.lstrip("@").lower()
-    rules = OwnershipRule.objects.filter(kind=OwnershipRule.Kind.COMPONENT)
-    return [_glob(r.pattern) for r in rules if login in (o.lower() for o in r.owner_list())]
-
-
 def _matches(rule: OwnershipRule, facts: IssueFacts) -> bool:
     pattern = rule.pattern.strip().lower()
     if rule.kind == OwnershipRule.Kind.COMPONENT:
@@ -162,7 +148,7 @@ def _matches(rule: OwnershipRule, facts: IssueFacts) -> bool:
         values = [label.lower() for label in facts.labels]
     else:
         return False  # path rules own a pull request's files (pull_request_owners)
-    glob = _glob(pattern)
+    glob = rule_glob(pattern)
     return any(glob.match(value) for value in values)
 
 
