@@ -13,6 +13,11 @@ def report_json(report: dict) -> str:
     return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def _section(title: str, rows: list[str]) -> list[str]:
+    """A report section: its heading, then its rows, or "None."."""
+    return ["", f"## {title}", "", *(rows or ["None."])]
+
+
 def _issue_line(row: dict) -> str:
     extra = []
     if row.get("architectures"):
@@ -75,41 +80,50 @@ def report_markdown(report: dict) -> str:
         ("Open critical and high", "open_critical_high"),
         ("Known issues", "known_issues"),
     ):
-        lines += ["", f"## {title}", ""]
-        lines += [_issue_line(row) for row in report[key]] or ["None."]
-    lines += ["", "## Pending backports", ""]
-    lines += [
-        f"- {_link(b['issue'], b['url'])} {_md(b['title'])}: {b['state']}"
-        + (" (automatic)" if b["automatic"] else "")
-        for b in report["pending_backports"]
-    ] or ["None."]
-    lines += ["", "## Release-branch merges with no issue or backport", ""]
-    lines += [
-        f"- {_link(m['pull_request'], m['url'])} {_md(m['title'])} into `{m['base_ref']}`"
-        for m in report["unlinked_release_merges"]
-    ] or ["None."]
-    lines += ["", "## Release-branch fixes merged without an approved backport", ""]
-    lines += [
-        f"- {_link(m['pull_request'], m['url'])} {_md(m['title'])} into `{m['base_ref']}` fixes "
-        f"{m['issue']} (backport {m['backport']})"
-        for m in report["unapproved_release_fixes"]
-    ] or ["None."]
-    lines += ["", "## Missed backports (fixed on the default branch, not nominated)", ""]
-    lines += [
-        f"- {_link(m['issue'], m['url'])} {_md(m['title'])}: fixed by {m['pull_request']} "
-        f"in {m['fixed_in']}"
-        for m in report.get("missed_backports", [])
-    ] or ["None."]
-    lines += ["", "## Fixed issues reported again", ""]
-    lines += [
-        f"- {_link(m['issue'], m['url'])} {_md(m['title'])}: duplicate of {m['fixed_issue']} "
-        f"(fixed in {m['fixed_in']}), reported on {m['reported_version']}"
-        for m in report.get("reported_again", [])
-    ] or ["None."]
-    lines += ["", "## Release candidates", ""]
-    lines += [
-        f"- `{_md(c['tag'])}` tagged {c['tagged_at']}" for c in report["release_candidates"]
-    ] or ["None."]
+        lines += _section(title, [_issue_line(row) for row in report[key]])
+    lines += _section(
+        "Pending backports",
+        [
+            f"- {_link(b['issue'], b['url'])} {_md(b['title'])}: {b['state']}"
+            + (" (automatic)" if b["automatic"] else "")
+            for b in report["pending_backports"]
+        ],
+    )
+    lines += _section(
+        "Release-branch merges with no issue or backport",
+        [
+            f"- {_link(m['pull_request'], m['url'])} {_md(m['title'])} into `{m['base_ref']}`"
+            for m in report["unlinked_release_merges"]
+        ],
+    )
+    lines += _section(
+        "Release-branch fixes merged without an approved backport",
+        [
+            f"- {_link(m['pull_request'], m['url'])} {_md(m['title'])} into `{m['base_ref']}` "
+            f"fixes {m['issue']} (backport {m['backport']})"
+            for m in report["unapproved_release_fixes"]
+        ],
+    )
+    lines += _section(
+        "Missed backports (fixed on the default branch, not nominated)",
+        [
+            f"- {_link(m['issue'], m['url'])} {_md(m['title'])}: fixed by {m['pull_request']} "
+            f"in {m['fixed_in']}"
+            for m in report.get("missed_backports", [])
+        ],
+    )
+    lines += _section(
+        "Fixed issues reported again",
+        [
+            f"- {_link(m['issue'], m['url'])} {_md(m['title'])}: duplicate of {m['fixed_issue']} "
+            f"(fixed in {m['fixed_in']}), reported on {m['reported_version']}"
+            for m in report.get("reported_again", [])
+        ],
+    )
+    lines += _section(
+        "Release candidates",
+        [f"- `{_md(c['tag'])}` tagged {c['tagged_at']}" for c in report["release_candidates"]],
+    )
     lines += ["", "## Fixed issues", ""]
     for row in report["fixed"]:
         lines.append(_issue_line(row))
