@@ -224,3 +224,21 @@ def test_the_pull_request_page_shows_its_owners_by_path(
     assert "@hip-lead" in page and "(120 in all)" in page
     assert "<code>/src/hip/</code>" in page
     assert "request reviews of ROCm/ROCm#4400 from @hip-lead, @ROCm/hip-team" in page
+
+
+def test_an_owner_github_refuses_does_not_keep_the_others_from_being_asked(
+    client, emulator, repository
+):
+    # @mallory left the organization: GitHub refuses any request that names her
+    OwnershipRule.objects.filter(pattern="*.md").update(owners="@mallory @doc-writer")
+    emulator.add_pull(REPO, number=NUMBER, user="rocm-dev", files=["README.md"])
+
+    deliver(client)
+    deliver(client, "reopened")
+
+    write = GitHubWrite.objects.get()
+    assert write.status == "done"
+    assert "reviews requested now: doc-writer" in write.detail
+    assert "GitHub refused mallory" in write.detail and "422" in write.detail
+    assert emulator.requested_reviewers(REPO, NUMBER)["users"] == ["doc-writer"]
+    assert emulator.count(path_contains="/requested_reviewers") == 3  # both, then each alone

@@ -453,18 +453,44 @@ def _react(row, source):
 
 
 def _request_review(row, source):
+    """One request for every owner. GitHub refuses the whole request (422) when one of them may
+    not review (not a collaborator, or gone); then each is asked alone, so the others still are
+    (GitHub's own CODEOWNERS skips such an owner). Fails only when GitHub refuses them all."""
     data = row.payload
     path = f"/repos/{row.repository.full_name}/pulls/{row.issue.number}/requested_reviewers"
-    body = {
-        "reviewers": data.get("reviewers", []),
-        "team_reviewers": data.get("team_reviewers", []),
-    }
-    page = source.post(path, body)
-    pull = page.items or {}
+    users, teams = data.get("reviewers", []), data.get("team_reviewers", [])
+    try:
+        pull = source.post(path, {"reviewers": users, "team_reviewers": teams}).items or {}
+    except GitHubError as exc:
+        if exc.status != 422 or len(users) + len(teams) < 2:
+            raise
+        pull, refused = _request_review_each(source, path, users, teams, exc)
+        done = _requested_now(row, pull)
+        return f"{done}; GitHub refused {', '.join(refused)}: {exc}", None
+    return _requested_now(row, pull), None
+
+
+def _request_review_each(source, path, users, teams, refusal):
+    pull, refused = None, []
+    asks = [({"reviewers": [u]}, u) for u in users]
+    asks += [({"team_reviewers": [t]}, f"team {t}") for t in teams]
+    for body, who in asks:
+        try:
+            pull = source.post(path, body).items or {}
+        except GitHubError as exc:
+            if exc.status != 422:
+                raise
+            refused.append(who)
+    if pull is None:  # every one refused: the request fails with GitHub's first answer
+        raise refusal
+    return pull, refused
+
+
+def _requested_now(row, pull: dict) -> str:
     users = [u["login"] for u in pull.get("requested_reviewers") or [] if isinstance(u, dict)]
     teams = [t["slug"] for t in pull.get("requested_teams") or [] if isinstance(t, dict)]
     named = users + [f"{row.repository.owner}/{slug}" for slug in teams]
-    return f"reviews requested now: {', '.join(named) or 'none'}", None
+    return f"reviews requested now: {', '.join(named) or 'none'}"
 
 
 PERFORM = {
