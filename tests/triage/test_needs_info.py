@@ -304,3 +304,16 @@ def test_the_command_lists_the_outbox_and_previews_needs_info_without_writing(
     call_command("github_writes", REPO, "--preview-needs-info", stdout=out)
     assert "would ask ROCm/ROCm#31: gpu, rocm_version, os, steps, rocminfo" in out.getvalue()
     assert emulator.count() == requests and GitHubWrite.objects.count() == 2
+
+
+def test_the_daily_sweep_reads_the_waiting_issues_comments_in_one_query_not_one_each(
+    make, emulator, repository, django_capture_on_commit_callbacks, django_assert_max_num_queries
+):
+    for number in range(40, 52):
+        issue = bug(make, emulator, repository, number, BARE_REPORT)
+        refresh(issue, django_capture_on_commit_callbacks)
+        make.comment(issue=issue, body="Any update on this?", author=f"watcher{number}")
+    asked = NeedsInfo.objects.order_by("asked_at").first().asked_at
+    with django_assert_max_num_queries(8):  # twelve issues waiting, none due
+        report = needs_info.needs_info_sweep(now=asked + timedelta(days=3))
+    assert not report.lines

@@ -305,18 +305,34 @@ def needs_info_sweep(*, now=None) -> NeedsInfoReport:
         .select_related("issue__repository", "issue__author")
         .order_by("asked_at")
     )
-    with_reproducer = _issues_with_reproducer([s.issue_id for s in waiting])
+    open_ids = [s.issue_id for s in waiting if s.issue.state == Issue.State.OPEN]
+    with_reproducer = _issues_with_reproducer(open_ids)
+    comments_of = _comments_of(open_ids)  # one query a thousand issues, not one an issue
     for state in waiting:
         issue = state.issue
         if issue.state != Issue.State.OPEN or issue.deleted_at:
             continue
-        with transaction.atomic():
-            _tick(state, issue, now, remind, close, with_reproducer, report)
+        comments = comments_of.get(issue.pk, [])
+        _tick(state, issue, comments, now, remind, close, with_reproducer, report)
     return report
 
 
-def _tick(state, issue, now, remind, close, with_reproducer, report) -> None:
-    comments = [c for c in _comments(issue) if not outbox.is_bot_text(c.body)]
+def _comments_of(ids: list[int]) -> dict[int, list[Comment]]:
+    """The comments of these issues, each issue's in order."""
+    found: dict[int, list[Comment]] = {}
+    for start in range(0, len(ids), 1000):
+        comments = (
+            Comment.objects.filter(issue_id__in=ids[start : start + 1000], deleted_at__isnull=True)
+            .select_related("author")
+            .order_by("issue_id", "created_at", "id")
+        )
+        for comment in comments:
+            found.setdefault(comment.issue_id, []).append(comment)
+    return found
+
+
+def _tick(state, issue, comments, now, remind, close, with_reproducer, report) -> None:
+    comments = [c for c in comments if not outbox.is_bot_text(c.body)]
     since = [c for c in comments if c.created_at > state.asked_at]
     answered = next(
         (
@@ -346,18 +362,19 @@ def _tick(state, issue, now, remind, close, with_reproducer, report) -> None:
                 close_days=settings.NEEDS_INFO_CLOSE_DAYS,
             ),
         )
-        _plan(
-            issue,
-            "needs_info.remind",
-            Op.COMMENT,
-            f"needs-info:remind:{state.asked_at:%Y%m%d%H%M%S}",
-            {"body": body, "marker": "needs-info-reminder"},
-            f"no answer since {reporter_last:%Y-%m-%d}",
-            RULE,
-            asked=bool(state.requested_by),
-        )
-        state.state, state.reminded_at = State.REMINDED, now
-        state.save(update_fields=["state", "reminded_at"])
+        with transaction.atomic():  # the planned reminder and the state, together
+            _plan(
+                issue,
+                "needs_info.remind",
+                Op.COMMENT,
+                f"needs-info:remind:{state.asked_at:%Y%m%d%H%M%S}",
+                {"body": body, "marker": "needs-info-reminder"},
+                f"no answer since {reporter_last:%Y-%m-%d}",
+                RULE,
+                asked=bool(state.requested_by),
+            )
+            state.state, state.reminded_at = State.REMINDED, now
+            state.save(update_fields=["state", "reminded_at"])
         report.note("reminded", issue, ", ".join(state.missing))
         return
     if state.state != State.REMINDED or now - max(reporter_last, state.reminded_at) < close:
@@ -370,26 +387,27 @@ def _tick(state, issue, now, remind, close, with_reproducer, report) -> None:
         "needs_info.close", **_context(issue, asked_on=f"{state.asked_at:%Y-%m-%d}")
     )
     reason = f"no answer since the reminder of {state.reminded_at:%Y-%m-%d}"
-    _plan(
-        issue,
-        "needs_info.close",
-        Op.COMMENT,
-        f"needs-info:close:comment:{state.asked_at:%Y%m%d%H%M%S}",
-        {"body": body, "marker": "needs-info-close"},
-        reason,
-        RULE,
-        asked=bool(state.requested_by),
-    )
-    _plan(
-        issue,
-        "needs_info.close",
-        Op.CLOSE,
-        f"needs-info:close:{state.asked_at:%Y%m%d%H%M%S}",
-        {"state_reason": "not_planned"},
-        reason,
-        RULE,
-        asked=bool(state.requested_by),
-    )
-    state.state, state.closed_at = State.CLOSED, now
-    state.save(update_fields=["state", "closed_at"])
+    with transaction.atomic():  # the comment, the closing and the state, together
+        _plan(
+            issue,
+            "needs_info.close",
+            Op.COMMENT,
+            f"needs-info:close:comment:{state.asked_at:%Y%m%d%H%M%S}",
+            {"body": body, "marker": "needs-info-close"},
+            reason,
+            RULE,
+            asked=bool(state.requested_by),
+        )
+        _plan(
+            issue,
+            "needs_info.close",
+            Op.CLOSE,
+            f"needs-info:close:{state.asked_at:%Y%m%d%H%M%S}",
+            {"state_reason": "not_planned"},
+            reason,
+            RULE,
+            asked=bool(state.requested_by),
+        )
+        state.state, state.closed_at = State.CLOSED, now
+        state.save(update_fields=["state", "closed_at"])
     report.note("closed", issue, reason)
