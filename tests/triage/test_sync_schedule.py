@@ -3,10 +3,12 @@ reconciled rarely, one turn at a time for a repository whose sync goes on in a q
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 from django.utils import timezone
 
 from tests.fakes.github_api import github_for_settings
@@ -37,7 +39,7 @@ def test_a_backfill_stops_after_its_slice_and_the_next_turn_goes_on(emulator, se
     repository = tracking.repository_track(full_name=REPO)
 
     with pytest.raises(SliceSpent):
-        sync.repository_sync(repository=repository)
+        sync.repository_sync(repository=repository, sliced=True)
     first_turn = emulator.count()
     assert first_turn == 3
     stored = Issue.objects.count()
@@ -49,7 +51,7 @@ def test_a_backfill_stops_after_its_slice_and_the_next_turn_goes_on(emulator, se
     while True:
         turns += 1
         try:
-            sync.repository_sync(repository=repository)
+            sync.repository_sync(repository=repository, sliced=True)
             break
         except SliceSpent:
             assert turns < 20
@@ -71,8 +73,20 @@ def test_an_incremental_sync_is_not_sliced(emulator, settings):
     for n in range(451, 651):
         emulator.add_issue(REPO, title=f"new report {n}")
     settings.GITHUB_BACKFILL_SLICE_REQUESTS = 1
-    sync.repository_sync(repository=repository)
+    sync.repository_sync(repository=repository, sliced=True)
     assert Issue.objects.count() == 650
+
+
+def test_a_backfill_run_by_hand_goes_to_its_end_in_one_run(emulator, settings):
+    """Slices are the queue's turns: `sync_github --full` has no queue to step aside for."""
+    settings.GITHUB_BACKFILL_SLICE_REQUESTS = 2
+    tracking.repository_track(full_name=REPO)
+    out = io.StringIO()
+    call_command("sync_github", REPO, "--full", "--no-wait", stdout=out)
+    assert Issue.objects.count() == 450
+    assert "450" in out.getvalue()
+    listed = emulator.count(path_contains="/issues")
+    assert listed <= 6, "one pass: no page read twice, no turn started over"
 
 
 def test_the_beat_skips_a_repository_whose_sync_goes_on_in_a_queued_task(emulator):

@@ -140,14 +140,8 @@ def sync_turn(
         # timeout): wait again
         return _again(repository, summary, (limited_until - timezone.now()).total_seconds() + 1)
     try:
-        while True:
-            try:
-                report = sync.repository_sync(repository=repository, full=full)
-                break
-            except SliceSpent:
-                if not eager:
-                    raise
-                full = False  # the watermarks keep our place
+        # in-process there is no queue to step aside for: a backfill goes to its end
+        report = sync.repository_sync(repository=repository, full=full, sliced=not eager)
     except (sync.SyncBusy, sync.RepositoryNotFound) as exc:
         logger.warning("%s", exc)
         return Turn(str(exc))

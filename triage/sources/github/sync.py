@@ -619,10 +619,13 @@ def repository_sync(
     source: GitHubSource | None = None,
     progress: Progress | None = None,
     report: SyncReport | None = None,
+    sliced: bool = False,
 ) -> SyncReport:
     """Bring one repository's issues, PRs and comments up to date. Raises GitHubError kinds.
 
-    Pass `report` to add to the figures of an earlier, interrupted attempt.
+    Pass `report` to add to the figures of an earlier, interrupted attempt. `sliced`: a turn of
+    the queue's (schedule.sync_turn): a backfill stops after GITHUB_BACKFILL_SLICE_REQUESTS
+    requests (SliceSpent) and goes on in the next turn; a sync run by hand goes to its end.
     """
     # The session lock is held while the sync runs: Postgres releases it when this worker's
     # connection ends, so a sync redelivered after its worker was killed takes over at once.
@@ -630,7 +633,12 @@ def repository_sync(
         if not _claim(repository, lock=lock):
             raise SyncBusy(f"{repository.full_name} is being synced by another worker")
         return _repository_sync(
-            repository=repository, full=full, source=source, progress=progress, report=report
+            repository=repository,
+            full=full,
+            source=source,
+            progress=progress,
+            report=report,
+            sliced=sliced,
         )
 
 
@@ -656,13 +664,13 @@ def _backfilling(repository: Repository, full: bool) -> bool:
     )
 
 
-def _repository_sync(*, repository, full, source, progress, report) -> SyncReport:
+def _repository_sync(*, repository, full, source, progress, report, sliced) -> SyncReport:
     source = source or GitHubSource(full_name=repository.full_name)
     report = report or SyncReport(repository=repository.full_name)
     _installation_note(repository)
     if _backfilling(repository, full):
         source.reserve = settings.GITHUB_RATE_RESERVE
-        source.slice = settings.GITHUB_BACKFILL_SLICE_REQUESTS
+        source.slice = settings.GITHUB_BACKFILL_SLICE_REQUESTS if sliced else 0
     resource = SyncState.Resource.REPOSITORY
     if full:  # every resource starts over; a retry after an interruption goes on incrementally
         SyncState.objects.filter(repository=repository).update(
