@@ -238,6 +238,45 @@ def test_the_github_app_hook_is_redelivered_with_the_apps_jwt(github, webhook_ur
     assert WebhookDelivery.objects.filter(delivery_id=failed["guid"]).count() == 1
 
 
+def test_the_apps_hook_is_read_before_any_of_its_deliveries_was_stored(
+    github, webhook_url, settings
+):
+    """The App installed while the service's URL was wrong: every delivery failed, none was
+    stored, and the App's one hook is still where they are found."""
+    pem, public = app_key_pair()
+    github.add_app(31337, public)
+    settings.GITHUB_APP_ID, settings.GITHUB_APP_PRIVATE_KEY = "31337", pem
+    github.add_installation("ROCm")
+    hook = github.add_hook(app=True, url=DOWN, secret=SECRET)
+    lost = github.deliver(hook, "issues", opened(4))
+    github.set_hook(hook, url=webhook_url)  # the URL fixed
+
+    report = redeliver()
+    github.run_redeliveries()
+
+    assert report.requested == 1
+    assert attempts_asked(github) == [f"/app/hook/deliveries/{lost['id']}/attempts"]
+    assert WebhookDelivery.objects.filter(delivery_id=lost["guid"]).count() == 1
+
+
+def test_an_app_without_a_personal_token_lists_no_repository_hooks(github, settings):
+    """Without GITHUB_TOKEN nothing may list a repository's hooks (the App is not granted
+    them): no request without credentials, none every five minutes."""
+    pem, public = app_key_pair()
+    github.add_app(31337, public)
+    settings.GITHUB_APP_ID, settings.GITHUB_APP_PRIVATE_KEY = "31337", pem
+    settings.GITHUB_TOKEN = ""
+    github.add_installation("ROCm")
+    github.add_hook(app=True, url=DOWN, secret=SECRET)
+    tracking.repository_track(full_name=REPO)
+
+    for _ in range(2):
+        redeliver()
+
+    assert github.count(path_contains="/hooks") == 0
+    assert [r["path"] for r in github.requests if not r["headers"]["Authorization"]] == []
+
+
 def test_beat_runs_the_redelivery_every_five_minutes_on_the_ingest_queue(db):
     tracking.schedules_install_defaults()
     job = PeriodicTask.objects.get(task="triage.tasks.redeliver_failed_webhook_deliveries")

@@ -4,9 +4,11 @@ deliveries and ask for another attempt of the failed ones (GitHub never redelive
 Which hooks: those named by the deliveries we stored in the past 3 days (X-GitHub-Hook-ID, and
 X-GitHub-Hook-Installation-Target-Type: repository, organization, or integration for a GitHub
 App), and the hooks of the tracked repositories whose URL is this service's webhook (the path of
-POST /webhooks/github/ on a host of ALLOWED_HOSTS), where the token may list them (admin rights;
-a 404 or 403 is skipped). The App's hook needs the App's JWT (GITHUB_APP_ID and
-GITHUB_APP_PRIVATE_KEY); without them it is skipped and the report says so.
+POST /webhooks/github/ on a host of ALLOWED_HOSTS), where the personal token (GITHUB_TOKEN) may
+list them (admin rights; a 404 or 403 is skipped; without GITHUB_TOKEN none is listed: an App's
+installation token may not). The App's hook needs the App's JWT (GITHUB_APP_ID and
+GITHUB_APP_PRIVATE_KEY); without them it is skipped and the report says so; with them it is read
+every run, also before any of its deliveries was stored.
 
 For each hook, newest first (cursor pages of 100), deliveries of the past 3 days (what GitHub
 redelivers) back to the newest one the previous run read (a watermark in the cache: losing it
@@ -46,6 +48,9 @@ logger = logging.getLogger(__name__)
 MAX_AGE = timedelta(days=3)  # GitHub redelivers the deliveries of the past 3 days
 HOOKS_OF_REPOSITORY_TTL_S = 3600  # a repository's hook listing is read again after an hour
 TARGET_TYPES = ("repository", "organization", "integration")
+# The App's one hook (GET /app/hook/deliveries, with its JWT) before any of its deliveries named
+# its id: read as soon as the App is configured.
+APP_HOOK = HookAddress("integration", "", 0)
 
 
 @dataclass
@@ -78,7 +83,10 @@ def failed_deliveries_redeliver(*, now: datetime | None = None) -> RedeliveryRep
         app_client = github_source.build_app_client()
     except AppMisconfigured as exc:  # a bad key skips the App's hook, not every hook
         app_client, app_problem = None, str(exc)
-    for hook in hooks_to_check(client=client, now=now, report=report):
+    hooks = hooks_to_check(client=client, now=now, report=report)
+    if app_client is not None and not any(h.target_type == "integration" for h in hooks):
+        hooks.append(APP_HOOK)  # none of its deliveries stored yet: they may all have failed
+    for hook in hooks:
         report.hooks += 1
         hook_client = app_client if hook.target_type == "integration" else client
         if hook_client is None:
@@ -104,6 +112,8 @@ def failed_deliveries_redeliver(*, now: datetime | None = None) -> RedeliveryRep
 
 def hooks_to_check(*, client, now: datetime, report: RedeliveryReport) -> list[HookAddress]:
     found = dict.fromkeys(_hooks_of_deliveries(since=now - MAX_AGE))
+    if not settings.GITHUB_TOKEN:  # only a person's token may list them (the App's cannot)
+        return list(found)
     for repository in Repository.objects.filter(tracked=True).order_by("full_name"):
         try:
             found.update(dict.fromkeys(_hooks_of_repository(client, repository.full_name)))
