@@ -32,7 +32,13 @@ def test_a_command_in_a_comment_is_decided_and_acknowledged_once_by_the_worker(
     payload = fixture_payload("issue_comment__created")
     payload["repository"].update(full_name=REPO, name="hipBLASLt")
     payload["issue"].update(number=812, title="hipblasLtMatmul returns NaN on gfx942")
-    payload["comment"].update(id=said["id"], body="/severity high", author_association="MEMBER")
+    payload["comment"].update(
+        id=said["id"],
+        body="/severity high",
+        author_association="MEMBER",
+        created_at=said["created_at"],  # written now, not before the repository was tracked
+        updated_at=said["updated_at"],
+    )
     payload["comment"]["user"]["login"] = "rocm-maintainer"
     body = json.dumps(payload).encode()
 

@@ -186,7 +186,13 @@ def test_a_command_delivered_by_webhook_is_acted_on_and_acknowledged(client, set
     emulator.add_issue(REPO, number=4321, title="gemm NaN", user="reporter1")
     on_github = emulator.add_comment(REPO, 4321, body="/kind bug", user="rocm-triager")
     payload = fixture_payload("issue_comment__created")
-    payload["comment"].update(id=on_github["id"], body="/kind bug", author_association="MEMBER")
+    payload["comment"].update(
+        id=on_github["id"],
+        body="/kind bug",
+        author_association="MEMBER",
+        created_at=on_github["created_at"],
+        updated_at=on_github["updated_at"],
+    )
     body = json.dumps(payload).encode()
     headers = delivery_headers("issue_comment", body, "cc-secret", None)
     headers.pop("Content-Type")
@@ -199,3 +205,38 @@ def test_a_command_delivered_by_webhook_is_acted_on_and_acknowledged(client, set
     assert (correction.after, correction.github_login) == ("bug", "rocm-triager")
     [reaction] = emulator.reactions(REPO, comment_id=on_github["id"])
     assert (reaction["content"], reaction["user"]["login"]) == ("+1", BOT)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_commands_in_comments_older_than_the_tracking_are_history_and_not_acted_on(emulator):
+    """The first sync of a repository reads years of comments: a `/assign` or `/kind` written
+    then was for the people of that time; acting on it now would assign, relabel and reply on
+    long-settled issues."""
+    from datetime import UTC, datetime
+
+    from triage.models import Repository
+    from triage.sources.github import sync
+
+    repository = Repository.objects.create(
+        full_name=REPO, github_actions=list(outbox.ACTIONS), github_dry_run=False
+    )
+    then = datetime(2023, 3, 14, 10, 0, tzinfo=UTC)
+    emulator.add_issue(REPO, number=31, title="hipMemcpy hangs on gfx90a", created_at=then)
+    old = emulator.add_comment(
+        REPO,
+        31,
+        body="Looks like the DMA engine again.\n/assign @dma-owner\n/kind bugg",
+        user="maintainer1",
+        author_association="MEMBER",
+        created_at=then,
+    )
+    emulator.add_issue(REPO, number=32, title="rocprof crashes at exit")
+    new = emulator.add_comment(
+        REPO, 32, body="/needinfo", user="maintainer1", author_association="MEMBER"
+    )
+    sync.repository_sync(repository=repository)
+    acted = set(CommentCommand.objects.values_list("comment__external_id", flat=True))
+    assert acted == {str(new["id"])}, "only the comment written since the repository is tracked"
+    assert not emulator.reactions(REPO, comment_id=old["id"])
+    assert [c for c in emulator.comments(REPO, 31) if c["user"]["login"] == BOT] == []
+    assert emulator.issue(REPO, 31)["assignees"] == []

@@ -19,14 +19,19 @@ and the commands of later stages (config/wiring.py COMMENT_COMMANDS: `/target 7.
 `/backport 7.9`). `/repro` is kernels_ci's and keeps its own handling. A done command is
 acknowledged with a +1 reaction on the comment, a refused one with one reply saying why
 (template commands.refused); both through the outbox, under the opt-in `commands.reply`.
+
+A comment written more than HISTORY_GRACE before its repository was tracked (Repository.added_at)
+is history that the first sync read, not a command to us: it is neither acted on nor answered.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
+from django.db.models import F
 
 from classifiers.markdown_blocks import code_blocks, text_without
 from config import linear_re, wiring
@@ -40,6 +45,8 @@ MAX_COMMANDS = 10  # per comment
 LOGIN = linear_re.compile(r"^@?([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
 ISSUE_REF = linear_re.compile(r"^(?:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(\d{1,9})$")
 MAX_ASSIGNEES = 10  # GitHub's limit per issue
+# comments older than the tracking by more than this are the repository's history (the backfill)
+HISTORY_GRACE = timedelta(days=1)
 
 
 class CommandRefused(Exception):
@@ -249,10 +256,11 @@ def _act(comment: Comment, name: str, argument: str, line: str) -> CommentComman
 
 
 def comments_commands_run(*, issue_ids: list[int]) -> CommandsReport:
-    """Act once on every command line in the comments of these issues."""
+    """Act once on every command line in the comments of these issues (not their history)."""
     report = CommandsReport()
     comments = (
         Comment.objects.filter(issue_id__in=issue_ids, deleted_at__isnull=True, body__contains="/")
+        .filter(created_at__gte=F("issue__repository__added_at") - HISTORY_GRACE)
         .select_related("author", "issue__repository")
         .order_by("created_at", "id")
     )
