@@ -325,3 +325,16 @@ def test_a_malformed_key_is_a_warning_when_a_process_starts_not_a_refusal(settin
     out = io.StringIO()
     call_command("check", stdout=out, stderr=out)  # raises SystemCheckError on an error
     assert "triage.W001" in out.getvalue() and "GITHUB_APP_PRIVATE_KEY" in out.getvalue()
+
+
+def test_sync_github_by_hand_goes_with_the_installations_token_once_the_id_is_known(app):
+    """A second `sync_github` reads the repository by its id (/repositories/ID: a rename
+    followed); that request names no OWNER/NAME and still carries the installation's token."""
+    app.add_issue(REPO, title="Segfault in rocBLAS gemm on gfx942")
+    installation = app.add_installation("ROCm")
+    for _ in range(2):
+        call_command("sync_github", REPO, stdout=io.StringIO(), stderr=io.StringIO())
+
+    by_id = [r for r in app.requests if r["path"].startswith("/repositories/")]
+    assert by_id and {r["installation"] for r in by_id} == {installation}
+    assert {r["status"] for r in by_id} <= {200, 304}

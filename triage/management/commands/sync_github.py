@@ -58,7 +58,8 @@ class Command(BaseCommand):
                 bar.total = bar.n + total_guess
             bar.update(count)
 
-        source = GitHubSource()
+        # its installation's token also for /repositories/ID, which names no OWNER/NAME
+        source = GitHubSource(full_name=repository.full_name)
         totals = sync.SyncReport(repository=repository.full_name)
         try:
             while True:
