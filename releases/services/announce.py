@@ -6,7 +6,8 @@ maintainer's link, not removed) and its merge lands on that train (releases.serv
 The architectures named are those where kernels_ci verified the fix (its repro passed again).
 Both writes go through triage's outbox, opted in per repository (releases.fixed_comment,
 releases.fixed_close), once per issue and train (the comment carries a marker; a second pass
-plans nothing new). Run daily by beat for trains released in the last ANNOUNCE_DAYS days.
+plans nothing new); like every rule's write, never on a maintainer's own issue. Run by beat
+(every 6 hours) for trains released in the last ANNOUNCE_DAYS days.
 """
 
 from __future__ import annotations
@@ -73,7 +74,6 @@ def train_fixes_announce(*, series: ReleaseSeries, train: calendar.Train) -> Ann
             payload={"body": body, "marker": f"fixed-in-{series.name}-{train.version}"},
             reason=reason,
             decided_by=f"rule fixed-in-release {series.name} {train.version}",
-            asked=True,  # telling the reporter the fix shipped is for every issue
         )
         if issue.state == Issue.State.OPEN:
             outbox.write_plan(
@@ -84,7 +84,6 @@ def train_fixes_announce(*, series: ReleaseSeries, train: calendar.Train) -> Ann
                 payload={"state_reason": "completed"},
                 reason=reason,
                 decided_by=f"rule fixed-in-release {series.name} {train.version}",
-                asked=True,
             )
         report.lines.append(f"{issue.reference}: {train.label}, verified on {verified or '-'}")
     return report

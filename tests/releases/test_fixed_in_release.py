@@ -134,3 +134,28 @@ def test_the_train_page_proposes_a_missed_backport_for_nomination(
         HTTP_HX_REQUEST="true",
     )
     assert issue.backports.get().train_version == "7.9"
+
+
+def test_a_maintainers_own_issue_is_neither_told_nor_closed_when_its_fix_ships(
+    make, series, emulator, django_capture_on_commit_callbacks
+):
+    """The rule of every write: never a maintainer's own issue unless a person asked; a
+    maintainer tracking their work in an issue closes it themselves."""
+    repository = series.repositories.get()
+    repository.github_actions = ["releases.fixed_comment", "releases.fixed_close"]
+    repository.github_dry_run = False
+    repository.save()
+    emulator.add_issue(REPO, number=80, title="Track: hipGraph capture of memset nodes")
+    make.issue(
+        number=80,
+        title="Track: hipGraph capture of memset nodes",
+        author_association="MEMBER",
+        created_at=CREATED,
+    )
+    fix(make, 81, 80, datetime(2026, 10, 20, tzinfo=UTC))  # ships in 7.8
+    with django_capture_on_commit_callbacks(execute=True):
+        released_fixes_announce(now=datetime(2026, 11, 12, 12, tzinfo=UTC))
+    assert emulator.comments(REPO, 80) == []
+    assert emulator.issue(REPO, 80)["state"] == "open"
+    details = set(GitHubWrite.objects.values_list("status", "detail"))
+    assert details == {("skipped", "a maintainer's own issue (MEMBER): not unless asked")}
