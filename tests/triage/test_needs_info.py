@@ -317,3 +317,51 @@ def test_the_daily_sweep_reads_the_waiting_issues_comments_in_one_query_not_one_
     with django_assert_max_num_queries(8):  # twelve issues waiting, none due
         report = needs_info.needs_info_sweep(now=asked + timedelta(days=3))
     assert not report.lines
+
+
+def test_a_closing_not_opted_in_keeps_following_the_reporter_and_closes_once_opted_in(
+    make, emulator, repository, django_capture_on_commit_callbacks
+):
+    """A repository that asks, labels and reminds but does not let the bot close: the issue
+    stays open on GitHub, so the service must go on editing its comment and the label as the
+    reporter answers, and must close it when closing is opted in later."""
+    repository.github_actions = ["needs_info.ask", "needs_info.label", "needs_info.remind"]
+    repository.save()
+    issue = bug(make, emulator, repository, 29, BARE_REPORT)
+    refresh(issue, django_capture_on_commit_callbacks)
+    asked = NeedsInfo.objects.get(issue=issue).asked_at
+    with django_capture_on_commit_callbacks(execute=True):
+        needs_info.needs_info_sweep(now=asked + timedelta(days=15))
+        report = needs_info.needs_info_sweep(now=asked + timedelta(days=30))
+        needs_info.needs_info_sweep(now=asked + timedelta(days=31))
+    assert emulator.issue(REPO, 29)["state"] == "open"
+    assert NeedsInfo.objects.get(issue=issue).state == "reminded", "still waiting"
+    assert report.counts == {"kept open": 1}
+    assert GitHubWrite.objects.filter(issue=issue, operation="close").count() == 1
+    # the reporter answers everything afterwards: thanked, and the label goes
+    issue.body = FULL_REPORT
+    issue.save()
+    refresh_environment(issue)
+    refresh(issue, django_capture_on_commit_callbacks)
+    assert labels(emulator, 29) == []
+    assert NeedsInfo.objects.get(issue=issue).state == "satisfied"
+
+
+def test_a_closing_opted_in_later_closes_the_silent_issue_then(
+    make, emulator, repository, django_capture_on_commit_callbacks
+):
+    repository.github_actions = ["needs_info.ask", "needs_info.remind"]
+    repository.save()
+    issue = bug(make, emulator, repository, 30, BARE_REPORT)
+    refresh(issue, django_capture_on_commit_callbacks)
+    asked = NeedsInfo.objects.get(issue=issue).asked_at
+    with django_capture_on_commit_callbacks(execute=True):
+        needs_info.needs_info_sweep(now=asked + timedelta(days=15))
+        needs_info.needs_info_sweep(now=asked + timedelta(days=30))
+    repository.github_actions = [*repository.github_actions, "needs_info.close"]
+    repository.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        needs_info.needs_info_sweep(now=asked + timedelta(days=31))
+    github = emulator.issue(REPO, 30)
+    assert (github["state"], github["state_reason"]) == ("closed", "not_planned")
+    assert NeedsInfo.objects.get(issue=issue).state == "closed"

@@ -15,7 +15,9 @@ What it does, each write through the outbox (opted in per action, dry run, audit
   comment, one reminder; NEEDS_INFO_CLOSE_DAYS after the reminder with no word from the
   reporter, close as not planned, saying how to have it reopened; never a regression, a critical
   or high issue, one with a reproducer, or one a maintainer answered since the request (the clock
-  stops: state "answered").
+  stops: state "answered"). A reminder or a closing whose write is skipped (not opted in, the
+  switch, a maintainer's own issue) leaves the state as it was: the issue is still waiting on
+  GitHub, its comment and label still follow the reporter, and the step comes once allowed.
 """
 
 from __future__ import annotations
@@ -363,7 +365,7 @@ def _tick(state, issue, comments, now, remind, close, with_reproducer, report) -
             ),
         )
         with transaction.atomic():  # the planned reminder and the state, together
-            _plan(
+            reminder = _plan(
                 issue,
                 "needs_info.remind",
                 Op.COMMENT,
@@ -373,6 +375,9 @@ def _tick(state, issue, comments, now, remind, close, with_reproducer, report) -
                 RULE,
                 asked=bool(state.requested_by),
             )
+            if reminder.status == GitHubWrite.Status.SKIPPED:  # the clock waits for the write
+                report.note("waiting", issue, reminder.detail)
+                return
             state.state, state.reminded_at = State.REMINDED, now
             state.save(update_fields=["state", "reminded_at"])
         report.note("reminded", issue, ", ".join(state.missing))
@@ -398,7 +403,7 @@ def _tick(state, issue, comments, now, remind, close, with_reproducer, report) -
             RULE,
             asked=bool(state.requested_by),
         )
-        _plan(
+        closing = _plan(
             issue,
             "needs_info.close",
             Op.CLOSE,
@@ -408,6 +413,9 @@ def _tick(state, issue, comments, now, remind, close, with_reproducer, report) -
             RULE,
             asked=bool(state.requested_by),
         )
+        if closing.status == GitHubWrite.Status.SKIPPED:  # open on GitHub: still waiting
+            report.note("kept open", issue, closing.detail)
+            return
         state.state, state.closed_at = State.CLOSED, now
         state.save(update_fields=["state", "closed_at"])
     report.note("closed", issue, reason)
