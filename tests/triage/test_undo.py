@@ -74,3 +74,43 @@ def test_only_ones_own_latest_decision_within_the_window_can_be_undone(
     with pytest.raises(classification.UndoError):
         classification.decision_undo(correction=second, user=other)
     assert PredictionCorrection.objects.count() == 2
+
+
+def test_a_confirmed_duplicate_is_undone_to_the_indexs_own_suggestion(make, triager_client):
+    import io
+
+    from django.core.management import call_command
+
+    from tests.triage.classification_data import labelled_issues
+
+    labelled_issues(make)
+    original = make.issue(
+        number=501,
+        title="hipMalloc returns hipErrorOutOfMemory on MI300X with 190 GB free",
+        body="rocm-smi shows 190 GB free; hipMalloc of 4 GB fails with hipErrorOutOfMemory.",
+    )
+    copy = make.issue(
+        number=502,
+        title="hipMalloc fails with hipErrorOutOfMemory on MI300X though memory is free",
+        body="Allocating 4 GB with hipMalloc fails; rocm-smi says 190 GB free on MI300X.",
+    )
+    call_command("train_classifier", "duplicates", stdout=io.StringIO())
+    classification.issues_classify(ids=[copy.pk])
+    suggested = IssuePrediction.objects.get(issue=copy, model_name="duplicates")
+
+    decide(triager_client, copy, "duplicates", original.reference)
+    correction = PredictionCorrection.objects.get(issue=copy)
+    undo = triager_client.post(
+        reverse("decision-undo", args=[correction.pk]),
+        {"partial": "queue-row"},
+        HTTP_HX_REQUEST="true",
+    )
+
+    assert undo.status_code == 200
+    assert "duplicates decision undone" in undo.content.decode()
+    assert not PredictionCorrection.objects.filter(issue=copy).exists()
+    restored = IssuePrediction.objects.get(issue=copy, model_name="duplicates")
+    assert (restored.label, restored.evidence["candidates"]) == (
+        suggested.label,
+        suggested.evidence["candidates"],
+    )

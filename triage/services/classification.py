@@ -131,9 +131,11 @@ def issues_classify(*, ids: list[int], models: tuple[str, ...] = ISSUE_MODELS) -
 
     facts = _issue_facts(issues, rows, decided)
     for name in models:
-        rows += _model_rows(name, issues, texts, facts, decided, report)
+        if name != "duplicates":  # an index to query, not a model that predicts
+            rows += _model_rows(name, issues, texts, facts, decided, report)
 
-    index = _load("duplicates", report) if models == ISSUE_MODELS else None
+    asked = models == ISSUE_MODELS or "duplicates" in models
+    index = _load("duplicates", report) if asked else None
     if index is not None:
         rows += _duplicate_rows(index, issues, texts, decided)
         report.predicted["duplicates"] = len(issues)
