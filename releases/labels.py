@@ -18,7 +18,6 @@ DEFAULT_LABELS: dict[str, list[str]] = {
     "critical": ["priority: critical", "critical", "p0", "severity: critical"],
     "high": ["priority: high", "high priority", "p1", "severity: high"],
     "known_issue": ["known issue", "known-issue"],
-    "untriaged": ["status: triage", "needs triage", "triage"],
     "punt_exempt": ["blocker", "release blocker", "regression", "security"],
 }
 ARCH_RE = linear_re.compile(r"\bgfx[0-9]{3,4}[a-z]?\b", linear_re.IGNORECASE)

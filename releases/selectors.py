@@ -87,7 +87,8 @@ def issue_facts(names: list[str], predictions: dict, sets=None) -> dict:
     untriaged ...), architectures and component, from triage's stored predictions where it has
     them and from the labels and release-side flags (`names`) otherwise (or as well)."""
     sets = sets if sets is not None else label_sets()
-    kinds = kinds_of(names, sets)
+    # untriaged is triage's one definition (triage.selectors.issues.untriaged), never a label
+    kinds = kinds_of(names, sets) - {"untriaged"}
     severity = predictions.get("severity")
     if severity and severity.label in ("critical", "high") and not severity.needs_triage:
         kinds.add(severity.label)

@@ -31,6 +31,7 @@ def test_home_queue_api_and_readiness_count_the_same_issues(make, logged_in_clie
         _issue(make, "labelled by a person", labels=["bug"]),
         _issue(make, "unsure environment only", kind="bug", environment="gfx942?"),
         _issue(make, "unsure severity", kind="bug", severity="high?"),
+        _issue(make, "settled, still labelled for triage", labels=["status: triage"], kind="bug"),
     ]
     expected = {"unsure kind", "nothing at all", "unsure severity"}
 
