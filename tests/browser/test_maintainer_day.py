@@ -470,3 +470,30 @@ def test_checked_rows_get_one_bulk_action_and_u_undoes_a_decision(
 
     assert not PredictionCorrection.objects.filter(issue=second, model_name="kind").exists()
     assert page.errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_backports_table_opens_our_issue_page_first(
+    browser_page,
+    django_user_model,
+    make,
+    series,  # noqa: F811
+):
+    from releases.services.backports import backport_nominate
+
+    user_with_role(django_user_model, "rm", "release managers")
+    backport_nominate(
+        issue=make.issue(number=31, title="rocprof hangs when tracing HIP graphs"),
+        series=series,
+        version="7.9",
+    )
+    page = browser_page
+    log_in(page, "rm", "pw-rm-1")
+    page.goto("/releases/7.9/?series=rocm")
+
+    backports = page.locator("section#backports")
+    ours = backports.get_by_role("link", name="ROCm/ROCm#31")
+    assert ours.get_attribute("href") == "/issues/ROCm/ROCm/31/"
+    github = backports.get_by_role("link", name="GitHub")
+    assert github.get_attribute("href") == "https://github.com/ROCm/ROCm/issues/31"
+    assert page.errors == []
