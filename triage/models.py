@@ -7,10 +7,13 @@ the issue id. Every write is an upsert (triage/services/upsert.py), so replaying
 delivery changes nothing.
 """
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -67,6 +70,16 @@ class Repository(models.Model):
         if not self.full_name:
             self.full_name = f"{self.owner}/{self.name}"
         super().save(*args, **kwargs)
+
+    # written longer than this before the repository was tracked (added_at): its history
+    HISTORY_GRACE = timedelta(days=1)
+
+    @classmethod
+    def since_tracked(cls, path: str = "repository") -> Q:
+        """Rows (issues, comments) written since the repository at `path` was tracked, less
+        HISTORY_GRACE: not the history its first sync reads (years-old issues and comments),
+        on which nothing acts (commands, routing, escalation)."""
+        return Q(created_at__gte=F(f"{path}__added_at") - cls.HISTORY_GRACE)
 
     def known_names(self) -> list[str]:
         """OWNER/NAME now, then the names it had before a rename (newest first)."""

@@ -10,7 +10,13 @@ from django.utils import timezone
 
 from tests.fakes.github_api import github_for_settings
 from tests.fakes.slack_webhook import SlackWebhookReceiver
-from triage.models import GitHubWrite, IssuePrediction, OwnerNotification, OwnershipRule
+from triage.models import (
+    GitHubWrite,
+    IssuePrediction,
+    OwnerNotification,
+    OwnershipRule,
+    Repository,
+)
 from triage.services import ownership
 
 REPO = "ROCm/ROCm"
@@ -25,7 +31,9 @@ def emulator(settings):
 
 @pytest.fixture
 def repository(make):
-    repository = make.repository(REPO)
+    # tracked a month ago: the issues the tests open (two days ago by default) are news to it,
+    # not the history its first sync read (Repository.since_tracked)
+    repository = make.repository(REPO, added_at=timezone.now() - timedelta(days=30))
     repository.github_actions = ["ownership.assign"]
     repository.github_dry_run = False
     repository.save()
@@ -115,7 +123,9 @@ def test_an_issue_past_its_deadline_escalates_unless_a_maintainer_answered(
     late = make.issue(repository=repository, number=7, created_at=now - timedelta(hours=80))
     answered = make.issue(repository=repository, number=8, created_at=now - timedelta(hours=80))
     fresh = make.issue(repository=repository, number=9, created_at=now - timedelta(hours=10))
-    for issue in (late, answered, fresh):
+    # opened two years before the repository was tracked: history, not overdue
+    history = make.issue(repository=repository, number=10, created_at=now - timedelta(days=730))
+    for issue in (late, answered, fresh, history):
         predict(issue, component=("rocblas", 0.95), severity=("high", 1.0))
     make.comment(answered, author="alice", author_association="MEMBER", body="Looking.")
     make.comment(
@@ -127,6 +137,82 @@ def test_an_issue_past_its_deadline_escalates_unless_a_maintainer_answered(
     report = ownership.ownership_overdue_sweep(now=now)
     assert report.escalated == ["ROCm/ROCm#7: no maintainer response within 72 h (high)"]
     assert ownership.ownership_overdue_sweep(now=now).escalated == []
+
+
+def test_a_backfill_of_years_old_open_issues_tells_and_assigns_no_one(
+    make,
+    emulator,
+    repository,
+    rules,
+    django_user_model,
+    mailoutbox,
+    settings,
+    django_capture_on_commit_callbacks,
+):
+    """A repository tracked today brings thousands of open issues of years past with its first
+    sync: they are its history, not news. Routing and the overdue sweep leave them alone (no
+    e-mail, no webhook post, no assignment on GitHub); an issue opened since is still routed,
+    assigned and escalated."""
+    now = timezone.now()
+    Repository.objects.filter(pk=repository.pk).update(added_at=now - timedelta(minutes=5))
+    repository.refresh_from_db()
+    settings.OWNERSHIP_ESCALATION_EMAILS = ["oncall@example.com"]
+    emulator.add_collaborator(REPO, "alice")
+    django_user_model.objects.create_user("alice", email="alice@example.com")
+    old = []
+    for number, days in ((101, 2000), (102, 900), (103, 3)):
+        created = now - timedelta(days=days)
+        emulator.add_issue(REPO, number=number, title="MI300X hangs", created_at=created)
+        old.append(make.issue(repository=repository, number=number, created_at=created))
+    emulator.add_issue(REPO, number=104, title="gemm NaN since 6.3")
+    fresh = make.issue(
+        repository=repository, number=104, title="gemm NaN", created_at=now - timedelta(hours=2)
+    )
+    for issue in (*old, fresh):
+        predict(issue, component=("rocblas", 0.95), severity=("critical", 1.0))
+    ids = [issue.pk for issue in (*old, fresh)]
+    with SlackWebhookReceiver() as slack:
+        settings.SPIKE_SLACK_WEBHOOK_URL = slack.url
+        with django_capture_on_commit_callbacks(execute=True):
+            routed = ownership.ownership_route(ids=ids)
+            overdue = ownership.ownership_overdue_sweep(now=now + timedelta(days=30))
+        posted = [m["text"] for m in slack.messages]
+    assert routed.routed == ["ROCm/ROCm#104 -> alice"]
+    assert routed.escalated == ["ROCm/ROCm#104: a new critical issue"]
+    assert overdue.escalated == ["ROCm/ROCm#104: no maintainer response within 24 h (critical)"]
+    assert mailoutbox and all("ROCm/ROCm#104" in m.subject for m in mailoutbox)
+    assert len(posted) == 3 and all("ROCm/ROCm#104" in text for text in posted)
+    assert emulator.count(path_contains="/assignees") == 1
+    assert [a["login"] for a in emulator.issue(REPO, 104)["assignees"]] == ["alice"]
+    for number in (101, 102, 103):
+        assert emulator.issue(REPO, number)["assignees"] == []
+    assert not OwnerNotification.objects.exclude(issue=fresh).exists()
+    assert not GitHubWrite.objects.exclude(issue=fresh).exists()
+
+
+def test_an_issue_someone_has_is_not_assigned_on_github_but_its_owners_are_told(
+    make,
+    emulator,
+    repository,
+    rules,
+    django_user_model,
+    mailoutbox,
+    django_capture_on_commit_callbacks,
+):
+    emulator.add_collaborator(REPO, "alice")
+    django_user_model.objects.create_user("alice", email="alice@example.com")
+    emulator.add_issue(REPO, number=11, title="gemm slow", assignees=["dave"])
+    issue = make.issue(repository=repository, number=11, title="gemm slow")
+    issue.assignees.add(make.person("dave"))
+    predict(issue, component=("rocblas", 0.95))
+    with django_capture_on_commit_callbacks(execute=True):
+        report = ownership.ownership_route(ids=[issue.pk])
+    assert report.routed == ["ROCm/ROCm#11 -> alice"]
+    assert [m.to for m in mailoutbox] == [["alice@example.com"]]
+    assert "already assigned to dave" in OwnerNotification.objects.get().detail
+    assert not GitHubWrite.objects.exists()
+    assert emulator.count(path_contains="/assignees") == 0
+    assert [a["login"] for a in emulator.issue(REPO, 11)["assignees"]] == ["dave"]
 
 
 @pytest.mark.parametrize(

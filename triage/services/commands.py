@@ -20,22 +20,28 @@ and the commands of later stages (config/wiring.py COMMENT_COMMANDS: `/target 7.
 acknowledged with a +1 reaction on the comment, a refused one with one reply saying why
 (template commands.refused); both through the outbox, under the opt-in `commands.reply`.
 
-A comment written more than HISTORY_GRACE before its repository was tracked (Repository.added_at)
-is history that the first sync read, not a command to us: it is neither acted on nor answered.
+A comment written more than Repository.HISTORY_GRACE before its repository was tracked
+(Repository.added_at) is history that the first sync read, not a command to us: it is neither
+acted on nor answered (Repository.since_tracked).
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
 
 from classifiers.markdown_blocks import code_blocks, text_without
 from config import linear_re, wiring
-from triage.models import Comment, CommentCommand, GitHubWrite, Issue, TriageAction
+from triage.models import (
+    Comment,
+    CommentCommand,
+    GitHubWrite,
+    Issue,
+    Repository,
+    TriageAction,
+)
 from triage.services import classification, needs_info, outbox, priority, reply_templates
 
 Op = GitHubWrite.Operation
@@ -45,8 +51,6 @@ MAX_COMMANDS = 10  # per comment
 LOGIN = linear_re.compile(r"^@?([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
 ISSUE_REF = linear_re.compile(r"^(?:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(\d{1,9})$")
 MAX_ASSIGNEES = 10  # GitHub's limit per issue
-# comments older than the tracking by more than this are the repository's history (the backfill)
-HISTORY_GRACE = timedelta(days=1)
 
 
 class CommandRefused(Exception):
@@ -260,7 +264,7 @@ def comments_commands_run(*, issue_ids: list[int]) -> CommandsReport:
     report = CommandsReport()
     comments = (
         Comment.objects.filter(issue_id__in=issue_ids, deleted_at__isnull=True, body__contains="/")
-        .filter(created_at__gte=F("issue__repository__added_at") - HISTORY_GRACE)
+        .filter(Repository.since_tracked("issue__repository"))
         .select_related("author", "issue__repository")
         .order_by("created_at", "id")
     )

@@ -16,6 +16,11 @@ there). A new critical issue or regression escalates at once; `ownership_overdue
 escalates an issue that had no maintainer response within RESPONSE_DEADLINE_HOURS of its
 severity. Every alert is recorded once per issue and kind (OwnerNotification).
 
+An issue opened more than Repository.HISTORY_GRACE before its repository was tracked is history
+the first sync read (Repository.since_tracked): it is neither routed, assigned, told of nor
+escalated, so tracking a repository with years of open issues sends nothing. An issue that
+already has an assignee is never assigned on GitHub (its owners are still told).
+
 `pull_requests_review_request` (after a pull request's changed files were read at a new head)
 asks the owners of those files for reviews through the outbox (action ownership.request_review,
 opted in per repository): users as `reviewers`, teams of the repository's organization as
@@ -255,13 +260,17 @@ def _is_new_alarm(issue: Issue, facts: IssueFacts) -> str:
 
 def ownership_route(*, ids: list[int]) -> RouteReport:
     """Route open issues to their owners once their component is sure; escalate new critical
-    issues and regressions once."""
+    issues and regressions once. Not the repository's history (Repository.since_tracked)."""
     report = RouteReport()
     if not OwnershipRule.objects.exists():
         return report
-    issues = Issue.objects.filter(
-        pk__in=ids, is_pull_request=False, deleted_at__isnull=True, state=Issue.State.OPEN
-    ).select_related("repository")
+    issues = (
+        Issue.objects.filter(
+            pk__in=ids, is_pull_request=False, deleted_at__isnull=True, state=Issue.State.OPEN
+        )
+        .filter(Repository.since_tracked())
+        .select_related("repository")
+    )
     recent = timezone.now() - timedelta(days=settings.NEEDS_INFO_NEW_DAYS)
     for issue in issues:
         facts = _facts(issue)
@@ -278,11 +287,14 @@ def ownership_route(*, ids: list[int]) -> RouteReport:
 
 def _route(issue: Issue, owners: list[str], rule, facts: IssueFacts) -> bool:
     why = f"{rule.get_kind_display().split(' (')[0]} {rule.pattern!r} ({rule})"
+    assigned = sorted(issue.assignees.values_list("login", flat=True))
+    if assigned:  # someone has it already: tell the owners, leave GitHub's assignees alone
+        why += f"; already assigned to {', '.join(assigned)}, not assigned on GitHub"
     row = _notify(issue, Kind.ROUTED, owners, why, rule)
     if row is None:
         return False
     users = [o for o in owners if "/" not in o][:10]
-    if users:
+    if users and not assigned:
         outbox.write_plan(
             issue=issue,
             action="ownership.assign",
@@ -306,7 +318,8 @@ def _first_responses(issue_ids: list[int]) -> set[int]:
 
 
 def ownership_overdue_sweep(*, now=None) -> RouteReport:
-    """Hourly: escalate, once, each open issue with no maintainer response past its deadline."""
+    """Hourly: escalate, once, each open issue with no maintainer response past its deadline
+    (opened since its repository was tracked: not the history its first sync read)."""
     now = now or timezone.now()
     report = RouteReport()
     deadlines = settings.RESPONSE_DEADLINE_HOURS
@@ -320,6 +333,7 @@ def ownership_overdue_sweep(*, now=None) -> RouteReport:
             state=Issue.State.OPEN,
             created_at__lte=oldest,
         )
+        .filter(Repository.since_tracked())
         .exclude(author_association__in=outbox.MAINTAINER_ASSOCIATIONS)
         .exclude(owner_notifications__kind=Kind.ESCALATED_OVERDUE)
         .select_related("repository")[:5000]
