@@ -111,7 +111,7 @@ COMMENT_COMMANDS: dict[str, str] = {
 BEAT_START: list[str] = [
     "triage.services.tracking.repositories_track_configured",  # GITHUB_REPOS
     "triage.sources.github.app_auth.app_check_at_start",  # logs what the GitHub App lacks
-    "triage.services.tracking.schedules_install_defaults",  # webhook deliveries
+    "triage.services.tracking.schedules_install_defaults",  # webhook deliveries, GitHub writes
     "triage.services.social.saved_searches_install",  # only with X_BEARER_TOKEN set
     "triage.services.classification_schedule.schedules_install",  # retraining, priorities
     "kernels_ci.schedules.schedules_install",  # nightly verification, runners heartbeat

@@ -846,6 +846,11 @@ class GitHubWrite(models.Model):
     detail = models.TextField(blank=True, default="", help_text="GitHub's answer or the error")
     github_id = models.BigIntegerField(null=True, blank=True, help_text="the comment written")
     attempts = models.PositiveSmallIntegerField(default=0)
+    not_before = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="not sent before: a rate limit's reset, a retry's turn, a send's lease",
+    )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

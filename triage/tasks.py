@@ -301,6 +301,15 @@ def deliver_github_write(self, write_id: int) -> str:
     return f"write {write_id}: {row.status if row else 'already handled'}"
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def resend_pending_github_writes() -> int:
+    """Every 5 minutes from beat: writes left pending (their task lost with the broker, or a
+    rate limit's wait over in-process) are queued again, once each (writes_pending_resend)."""
+    from triage.services import outbox
+
+    return outbox.writes_pending_resend()
+
+
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
 def classify_prioritize_issues(ids: list[int]) -> int:
     from triage.services import priority

@@ -29,6 +29,7 @@ def test_beat_start_installs_the_jobs_of_every_app_on_a_database_without_them():
         "triage.tasks.process_pending_webhook_deliveries",
         "triage.tasks.prune_webhook_deliveries",
         "triage.tasks.redeliver_failed_webhook_deliveries",
+        "triage.tasks.resend_pending_github_writes",
     } <= tasks
     nightly = PeriodicTask.objects.get(task="kernels_ci.tasks.verification_nightly")
     assert (nightly.crontab.hour, nightly.crontab.minute, nightly.queue) == ("2", "30", "ingest")

@@ -183,3 +183,106 @@ def test_a_close_takes_githubs_times_so_a_stale_delivery_does_not_reopen_it(issu
     ingest.issues_upsert(repository=issue.repository, items=[stale])
     issue.refresh_from_db()
     assert issue.state == "closed"
+
+
+# --- the sweep: writes left pending ----------------------------------------------------------
+
+
+@pytest.fixture
+def broker_down():
+    """Tasks go through a broker (not in-process), and the broker does not answer: every
+    enqueue fails, as with Redis down. Back to the in-process default after the test."""
+    from config.celery import app
+
+    def use(eager: bool, url: str) -> None:
+        app.conf.task_always_eager, app.conf.broker_url = eager, url
+        app._pool = app.amqp._producer_pool = None  # the next enqueue connects to `url`
+
+    before = (app.conf.task_always_eager, app.conf.broker_url)
+    use(False, "redis://127.0.0.1:1/0")
+    try:
+        yield lambda: use(*before)  # the broker is back
+    finally:
+        use(*before)
+
+
+def sent(emulator, method: str, path: str) -> int:
+    """Requests GitHub carried out (not those a rate limit refused)."""
+    return sum(
+        1
+        for r in emulator.requests
+        if r["method"] == method and path in r["path"] and r["status"] < 400
+    )
+
+
+def later(minutes: float):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    return timezone.now() + timedelta(minutes=minutes)
+
+
+def test_a_write_whose_task_was_lost_with_the_broker_is_sent_once_by_the_sweep(
+    issue, emulator, broker_down, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        row = plan(issue, Op.COMMENT, "ask", {"body": "Please add X.", "marker": "ask"})
+    row.refresh_from_db()
+    assert row.status == "pending" and not emulator.requests, "not queued, not sent"
+    broker_down()  # back
+    assert outbox.writes_pending_resend() == 0, "its own task may still come (the grace)"
+    assert outbox.writes_pending_resend(now=later(3)) == 1
+    row.refresh_from_db()
+    assert row.status == "done"
+    [comment] = emulator.comments(REPO, 7)
+    assert comment["body"] == f"Please add X.\n\n{outbox.marker('ask')}"
+    assert outbox.writes_pending_resend(now=later(3)) == 0
+    assert outbox.writes_pending_resend(now=later(60)) == 0
+    assert sent(emulator, "POST", "/comments") == 1
+
+
+def test_a_rate_limited_write_in_process_is_sent_by_the_sweep_after_the_reset_once(
+    issue, emulator, django_capture_on_commit_callbacks
+):
+    emulator.set_rate_limit(0, int(time.time()) + 120)
+    with django_capture_on_commit_callbacks(execute=True):  # in-process: no task comes back
+        row = plan(issue, Op.ADD_LABELS, "l", {"labels": ["needs info"]})
+    row.refresh_from_db()
+    assert row.status == "pending" and row.not_before > later(1.5), "waits for the reset"
+    assert outbox.writes_pending_resend(now=later(3)) == 0, "not before the reset"
+    emulator.reset_rate_limit()
+    assert outbox.writes_pending_resend(now=later(5)) == 1
+    row.refresh_from_db()
+    assert row.status == "done"
+    assert [lb["name"] for lb in emulator.issue(REPO, 7)["labels"]] == ["needs info"]
+    assert outbox.writes_pending_resend(now=later(5)) == 0
+    assert sent(emulator, "POST", "/labels") == 1
+
+
+def test_a_send_interrupted_past_its_lease_is_finished_by_editing_the_bots_comment(issue, emulator):
+    row = plan(issue, Op.COMMENT, "ask", {"body": "Please add X.", "marker": "ask"})
+    outbox._claim(row.pk)  # a worker took it, posted the comment, and died before recording it
+    emulator.add_comment(REPO, 7, body=f"Please add X.\n\n{outbox.marker('ask')}", user=BOT)
+    assert outbox.write_deliver(write_id=row.pk) is None, "another task: the send holds it"
+    assert outbox.writes_pending_resend(now=later(10)) == 0, "its lease is not over"
+    assert outbox.writes_pending_resend(now=later(20)) == 1
+    row.refresh_from_db()
+    [comment] = emulator.comments(REPO, 7)
+    assert row.status == "done" and row.github_id == comment["id"]
+    assert sent(emulator, "POST", "/comments") == 0, "edited, not posted again"
+
+
+def test_while_writes_are_stopped_the_sweep_sends_nothing_and_skips_what_waits(
+    issue, emulator, broker_down, settings, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        row = plan(issue, Op.ADD_LABELS, "l", {"labels": ["needs info"]})
+    broker_down()  # back
+    settings.GITHUB_WRITES_STOPPED = True
+    assert outbox.writes_pending_resend(now=later(3)) == 0
+    row.refresh_from_db()
+    assert row.status == "skipped" and "GITHUB_WRITES_STOPPED" in row.detail
+    settings.GITHUB_WRITES_STOPPED = False
+    assert outbox.writes_pending_resend(now=later(10)) == 0
+    assert not emulator.requests

@@ -13,6 +13,15 @@ of ACTIONS), why, and who or which model decided. The row says what became of th
   performed it through PyGithub (GitHub's answer, or its message on a 403/404/422, which is
   never retried; a rate limit waits for its reset; a 5xx is tried MAX_ATTEMPTS times).
 
+A write left pending (its task never sent: the broker was down; or, run in-process without a
+broker, a rate limit or a 5xx left it waiting with no task to come back) is queued again by the
+beat job `triage.tasks.resend_pending_github_writes` (`writes_pending_resend`, every 5 minutes)
+once RESEND_GRACE has passed since it was planned and since its wait (`not_before`: the rate
+limit's reset, the retry's turn) ended; so is a send interrupted past its lease (SEND_LEASE: the
+worker died). The sweep claims each row before queuing it (a second sweep or beat does not queue
+it again), a task claims the row before sending (two tasks never send it at once), and a done row
+is never sent again. While every write is stopped the sweep sends nothing and skips what waits.
+
 Idempotent: a decision has a key, and a repository's issue holds at most one pending, done or
 failed row per key, so a webhook redelivery or a task retry plans nothing new. A comment carries a
 hidden marker (`<!-- rocm-triage:needs-info -->`); a later comment with the same marker edits
@@ -24,6 +33,7 @@ Nothing else in the service calls GitHub's write endpoints for these actions.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from functools import cache
 from urllib.parse import quote
 
@@ -31,6 +41,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
 
 from config import wiring
 from triage.models import GitHubWrite, Issue, Repository, WriteSwitch
@@ -78,6 +89,11 @@ MAX_ATTEMPTS = 5
 SWITCH = "github"
 IN_FLIGHT = (Status.PENDING, Status.SENDING)
 DELIVER_TASK = "triage.tasks.deliver_github_write"
+# a write's own task goes first: the sweep queues again what waited this long after that
+RESEND_GRACE = timedelta(minutes=2)
+# a send under way holds its row this long (longer than a task may run): after it, interrupted
+SEND_LEASE = timedelta(minutes=15)
+RESEND_BATCH = 1000
 
 
 class WritesStopped(Exception):
@@ -218,8 +234,13 @@ def write_plan(
     return row
 
 
-def _enqueue(pk: int, countdown: float | None = None) -> None:
-    wiring.load(DELIVER_TASK).apply_async(kwargs={"write_id": pk}, countdown=countdown)
+def _enqueue(pk: int, countdown: float | None = None) -> bool:
+    try:
+        wiring.load(DELIVER_TASK).apply_async(kwargs={"write_id": pk}, countdown=countdown)
+    except BrokerError as exc:  # the row is pending: the sweep queues it once the broker is back
+        logger.error("could not queue GitHub write %s (%s); left pending", pk, exc)
+        return False
+    return True
 
 
 def describe(row: GitHubWrite) -> str:
@@ -256,8 +277,13 @@ def describe(row: GitHubWrite) -> str:
 
 
 def _claim(write_id: int) -> GitHubWrite | None:
-    claimed = GitHubWrite.objects.filter(pk=write_id, status__in=IN_FLIGHT).update(
-        status=Status.SENDING, attempts=F("attempts") + 1
+    """Hold the row for one send: a pending row, or a send interrupted past its lease."""
+    now = timezone.now()
+    interrupted = Q(status=Status.SENDING) & (Q(not_before=None) | Q(not_before__lte=now))
+    claimed = (
+        GitHubWrite.objects.filter(pk=write_id)
+        .filter(Q(status=Status.PENDING) | interrupted)
+        .update(status=Status.SENDING, attempts=F("attempts") + 1, not_before=now + SEND_LEASE)
     )
     if not claimed:
         return None
@@ -286,14 +312,18 @@ def write_deliver(*, write_id: int, source: GitHubSource | None = None) -> GitHu
     source = source or GitHubSource()
     try:
         detail, github_id = PERFORM[row.operation](row, source)
-    except RateLimited:
-        GitHubWrite.objects.filter(pk=row.pk).update(status=Status.PENDING)
+    except RateLimited as exc:
+        GitHubWrite.objects.filter(pk=row.pk).update(
+            status=Status.PENDING, not_before=_turn(exc, row.attempts)
+        )
         raise
     except TransientGitHubError as exc:
         if row.attempts >= MAX_ATTEMPTS:
             _finish(row, Status.FAILED, f"{exc} (after {row.attempts} attempts)")
             return row
-        GitHubWrite.objects.filter(pk=row.pk).update(status=Status.PENDING, detail=str(exc)[:2000])
+        GitHubWrite.objects.filter(pk=row.pk).update(
+            status=Status.PENDING, detail=str(exc)[:2000], not_before=_turn(exc, row.attempts)
+        )
         raise
     except GitHubError as exc:
         _finish(row, Status.FAILED, str(exc))
@@ -510,3 +540,51 @@ def retry_countdown(exc: GitHubError, attempts: int) -> float:
     if isinstance(exc, RateLimited):
         return exc.seconds_to_wait()
     return min(600.0, 15.0 * 2 ** max(0, attempts - 1))
+
+
+def _turn(exc: GitHubError, attempts: int):
+    """When a write that waits may be tried again (the rate limit's reset, the 5xx back-off)."""
+    return timezone.now() + timedelta(seconds=retry_countdown(exc, attempts))
+
+
+# --- the sweep: what was left pending ------------------------------------------------------
+
+
+def _left_waiting(now) -> Q:
+    """Rows whose own task should have sent them by now: pending past the grace (and past their
+    wait), or a send interrupted (its lease over)."""
+    settled = now - RESEND_GRACE
+    pending = Q(status=Status.PENDING, created_at__lt=settled) & (
+        Q(not_before=None) | Q(not_before__lt=settled)
+    )
+    interrupted = Q(status=Status.SENDING) & (
+        Q(not_before__lt=settled) | Q(not_before=None, created_at__lt=now - SEND_LEASE)
+    )
+    return pending | interrupted
+
+
+def writes_pending_resend(*, now=None) -> int:
+    """Queue again, once each, the writes left waiting (the beat job, every 5 minutes); with
+    every write stopped, skip them instead. Returns how many were queued."""
+    now = now or timezone.now()
+    waiting = GitHubWrite.objects.filter(_left_waiting(now))
+    stopped = writes_stopped()
+    if stopped:
+        waiting.update(status=Status.SKIPPED, detail=stopped, finished_at=now)
+        return 0
+    queued = 0
+    for pk in waiting.order_by("created_at", "id").values_list("pk", flat=True)[:RESEND_BATCH]:
+        # claimed for this sweep (another sweep, a second beat, does not queue it again), and
+        # pending again: an interrupted send is one its task may claim
+        mine = GitHubWrite.objects.filter(_left_waiting(now), pk=pk).update(
+            status=Status.PENDING, not_before=now + SEND_LEASE
+        )
+        if not mine:
+            continue
+        if _enqueue(pk):
+            queued += 1
+        else:  # the broker is down: the next sweep tries again
+            GitHubWrite.objects.filter(pk=pk, status=Status.PENDING).update(not_before=None)
+    if queued:
+        logger.info("queued again %d GitHub writes left waiting", queued)
+    return queued

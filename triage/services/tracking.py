@@ -196,6 +196,14 @@ def schedules_install_defaults() -> None:
                 "(by severity) after opening escalate to their owners, once each.",
             ),
             beat_schedules.CrontabJob(
+                name="re-send pending GitHub writes",
+                task="triage.tasks.resend_pending_github_writes",
+                cron={"minute": "*/5"},
+                description="Writes to GitHub left pending (their task lost while the broker "
+                "was down, or a rate limit's wait over without a worker) are queued again, "
+                "once each; none while every write is stopped.",
+            ),
+            beat_schedules.CrontabJob(
                 name="redeliver failed webhook deliveries",
                 task="triage.tasks.redeliver_failed_webhook_deliveries",
                 cron={"minute": "*/5"},
