@@ -213,9 +213,13 @@ def _update(state: NeedsInfo, missing: list[str], by: str) -> str:
     return "updated"
 
 
-@transaction.atomic
 def needs_info_refresh(*, ids: list[int]) -> NeedsInfoReport:
-    """The rule on these issues: ask where facts are missing, follow what the reporter adds."""
+    """The rule on these issues: ask where facts are missing, follow what the reporter adds.
+
+    Each issue in its own transaction, holding its row: two workers refreshing the same new
+    issue at once (its classification and its comments' environment) take turns, and the second
+    follows the state the first started instead of failing on it with its whole batch.
+    """
     report, now = NeedsInfoReport(), timezone.now()
     opted = [
         r.pk for r in Repository.objects.all() if outbox.opted_in(r, "needs_info.ask")
@@ -226,21 +230,27 @@ def needs_info_refresh(*, ids: list[int]) -> NeedsInfoReport:
         .order_by("pk")
     )
     for issue in issues:
-        state = NeedsInfo.objects.filter(issue=issue).first()
-        if state is not None:
-            if state.waiting and issue.state == Issue.State.OPEN:
-                missing = completeness(issue).missing
-                changed = _update(state, missing, RULE)
-                if changed:
-                    report.note(changed, issue, ", ".join(missing) or "nothing missing")
-            continue
-        if eligible(issue, now):
-            continue
-        missing = completeness(issue).missing
-        if missing:
-            _start(issue, missing, RULE)
-            report.note("asked", issue, ", ".join(missing))
+        with transaction.atomic():
+            list(Issue.objects.select_for_update().filter(pk=issue.pk).values_list("pk"))
+            _refresh_one(issue, now, report)
     return report
+
+
+def _refresh_one(issue: Issue, now, report: NeedsInfoReport) -> None:
+    state = NeedsInfo.objects.filter(issue=issue).first()
+    if state is not None:
+        if state.waiting and issue.state == Issue.State.OPEN:
+            missing = completeness(issue).missing
+            changed = _update(state, missing, RULE)
+            if changed:
+                report.note(changed, issue, ", ".join(missing) or "nothing missing")
+        return
+    if eligible(issue, now):
+        return
+    missing = completeness(issue).missing
+    if missing:
+        _start(issue, missing, RULE)
+        report.note("asked", issue, ", ".join(missing))
 
 
 @transaction.atomic
