@@ -75,11 +75,12 @@ class Repository(models.Model):
     HISTORY_GRACE = timedelta(days=1)
 
     @classmethod
-    def since_tracked(cls, path: str = "repository") -> Q:
+    def since_tracked(cls, path: str = "repository", field: str = "created_at") -> Q:
         """Rows (issues, comments) written since the repository at `path` was tracked, less
         HISTORY_GRACE: not the history its first sync reads (years-old issues and comments),
-        on which nothing acts (commands, routing, escalation)."""
-        return Q(created_at__gte=F(f"{path}__added_at") - cls.HISTORY_GRACE)
+        on which nothing acts (commands, routing, escalation). `field="updated_at"`: rows
+        active since then (a pull request pushed to after the tracking is not history)."""
+        return Q(**{f"{field}__gte": F(f"{path}__added_at") - cls.HISTORY_GRACE})
 
     def known_names(self) -> list[str]:
         """OWNER/NAME now, then the names it had before a rename (newest first)."""

@@ -5,6 +5,7 @@ owners for reviews (ownership.request_review, opted in), never the author, never
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -58,6 +59,8 @@ def deliver(client, action: str = "opened", *, head: str = "", draft: bool = Fal
     """A signed `pull_request` delivery of the fixture's pull request, as GitHub sends it."""
     payload = fixture_payload("pull_request__opened")
     payload["action"] = action
+    # GitHub sends the pull request as the event left it: updated now
+    payload["pull_request"]["updated_at"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     payload["pull_request"]["draft"] = draft
     if head:
         payload["pull_request"]["head"]["sha"] = payload["after"] = head
@@ -209,6 +212,34 @@ def test_a_sync_reads_files_only_where_path_rules_apply_and_the_head_moved(emula
     emulator.update_issue(REPO, 12, commits=["another push"])
     sync.repository_sync(repository=repository)
     assert emulator.count(path_contains="/files") == 2  # no path rule: no files read
+
+
+def test_the_first_syncs_untouched_pull_requests_ask_no_one_and_a_push_since_does(
+    emulator, repository, mailoutbox
+):
+    """Tracking a repository whose open pull requests wait for months asks no one about them:
+    they are its history. One pushed to after the tracking is asked like a new one."""
+    long_ago = datetime.now(UTC) - timedelta(days=200)
+    for number in (21, 22):
+        emulator.add_pull(
+            REPO,
+            number=number,
+            user="someone",
+            files=["src/hip/a.cpp"],
+            created_at=long_ago,
+            updated_at=long_ago,
+        )
+
+    sync.repository_sync(repository=repository)
+    asked_at_tracking, told_at_tracking = GitHubWrite.objects.count(), len(mailoutbox)
+    emulator.update_issue(REPO, 22, commits=["a push"], files=["src/hip/a.cpp", "src/hip/b.cpp"])
+    sync.repository_sync(repository=repository)
+
+    assert asked_at_tracking == 0 and told_at_tracking == 0
+    assert [m.to for m in mailoutbox] == [["hip-lead@example.com"]], "told of the push's only"
+    write = GitHubWrite.objects.get()
+    assert write.issue.number == 22 and write.payload["reviewers"] == ["hip-lead"]
+    assert emulator.requested_reviewers(REPO, 21) == {"users": [], "teams": []}
 
 
 def test_the_pull_request_page_shows_its_owners_by_path(

@@ -434,9 +434,11 @@ def _review_plan(
 
 def pull_requests_review_request(*, ids: list[int]) -> RouteReport:
     """Ask the owners of open pull requests' changed files (read at their head) for reviews,
-    once each, never the author; tell the owners once, as an issue's are told."""
+    once each, never the author; tell the owners once, as an issue's are told. Not a pull
+    request left untouched since before the tracking (the first sync's history)."""
     report = RouteReport()
     pulls = Issue.objects.filter(
+        Repository.since_tracked(field="updated_at"),
         pk__in=ids,
         is_pull_request=True,
         deleted_at__isnull=True,
