@@ -19,6 +19,7 @@ class Panel:
     template: str
     context: dict = field(default_factory=dict)
     slug: str = ""
+    wide: bool = False  # a page grid gives it the full width (its tables have many columns)
 
 
 def issue_panels(*, issue, request) -> list[Panel]:

@@ -56,6 +56,7 @@ def models_panel(*, request) -> Panel:
         template="triage/home/models.html",
         context={"models": selectors_home.model_health()},
         slug="models",
+        wide=True,
     )
 
 
@@ -70,6 +71,7 @@ def github_budgets_panel(*, request) -> Panel | None:
         template="triage/home/github_budgets.html",
         context={"budgets": budgets, "problems": app_auth.installation_problems()},
         slug="github-budgets",
+        wide=True,
     )
 
 

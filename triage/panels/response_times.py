@@ -17,6 +17,7 @@ def response_times_panel(*, request) -> Panel | None:
         title="Response times",
         template="triage/home/response_times.html",
         slug="response-times",
+        wide=True,
         context={
             "goal_days": figures.goal_days,
             "window_days": figures.window_days,
