@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from releases import calendar, selectors
-from releases.readiness import readiness_build
+from releases.readiness import readiness_build, reasons_linked
 from triage.panels import Panel
 
 
@@ -25,7 +25,7 @@ def next_train_panel(*, request) -> Panel:
                 "train": train,
                 "phase": train.phase(now),
                 "verdict": report["verdict"],
-                "reasons": report["reasons"][:3],
+                "reasons": reasons_linked(report)[:3],
                 "days_to_branch_cut": (train.branch_cut - today).days,
                 "days_to_release": (train.release - today).days,
             }

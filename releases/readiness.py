@@ -47,6 +47,25 @@ def _verification(items) -> tuple[list[dict], list[str], bool]:
     return entries, verified, any(e["state"] == "verified_fixed" for e in entries)
 
 
+def _blocking(blockers: list[dict], critical_regressions: list[dict]) -> list[tuple[str, list]]:
+    """What makes a train NO-GO: (heading, the issue rows it names), none when it is GO."""
+    return [
+        (f"{len(rows)} open {what}(s)", rows)
+        for what, rows in (("blocker", blockers), ("critical regression", critical_regressions))
+        if rows
+    ]
+
+
+def reasons_linked(report: dict) -> list[dict]:
+    """The report's reasons for a page: {"text", "issues"}, the issues (the report's rows, each
+    with its "reference" and "url") read from the report's lists, not parsed from its text."""
+    critical = [r for r in report["open_regressions"] if "critical" in r["kinds"]]
+    blocking = _blocking(report["open_blockers"], critical)
+    if not blocking:
+        return [{"text": reason, "issues": []} for reason in report["reasons"]]
+    return [{"text": heading, "issues": rows} for heading, rows in blocking]
+
+
 def readiness_build(
     *, series: ReleaseSeries, version: str, as_of: date, history: SeriesHistory | None = None
 ) -> dict:
@@ -165,16 +184,10 @@ def readiness_build(
         for arch in row["verified_architectures"]:
             bump(arch, "verified_fixes")
 
-    reasons = []
-    if blockers:
-        reasons.append(
-            f"{len(blockers)} open blocker(s): " + ", ".join(r["reference"] for r in blockers)
-        )
-    if critical_regressions:
-        reasons.append(
-            f"{len(critical_regressions)} open critical regression(s): "
-            + ", ".join(r["reference"] for r in critical_regressions)
-        )
+    reasons = [
+        f"{heading}: " + ", ".join(r["reference"] for r in rows)
+        for heading, rows in _blocking(blockers, critical_regressions)
+    ]
     verdict = "NO-GO" if reasons else "GO"
     if not reasons:
         reasons.append("no open blockers and no open critical regressions")

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_safe
 from releases import calendar, selectors
 from releases.burndown import burndown_build
 from releases.history import history_load
-from releases.readiness import readiness_build
+from releases.readiness import readiness_build, reasons_linked
 from releases.report_formats import release_notes_markdown
 
 
@@ -77,6 +77,7 @@ def train_detail(request, version: str):
             "series": series,
             "train": train,
             "report": report,
+            "linked_reasons": reasons_linked(report),
             "burndown": burndown,
             "backports": selectors.backports_of_train(series, train.version),
             "missed": report["missed_backports"],

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from releases import calendar, forms, selectors
 from releases.models import Backport
+from releases.readiness import readiness_build, reasons_linked
 from releases.services.backports import (
     BackportError,
     NotReleaseManager,
@@ -77,11 +78,18 @@ def _answer(request, *, series, version="", ok: bool, message: str, partial=None
 
 
 def _backports_context(series, version: str) -> dict:
+    """The backports section again, and the readiness section with it (htmx swaps it out of
+    band: its pending-backport count and notes change with a nomination or a decision)."""
     train = selectors.train_get(series, version)
+    today = selectors.today_in(series, timezone.now())
+    report = readiness_build(series=series, version=train.version, as_of=today)
     return {
         "train": train,
         "backports": selectors.backports_of_train(series, train.version),
-        "missed": selectors.missed_backport_rows(series, train, timezone.now()),
+        "missed": report["missed_backports"],
+        "report": report,
+        "linked_reasons": reasons_linked(report),
+        "readiness_oob": True,
     }
 
 
