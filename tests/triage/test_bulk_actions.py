@@ -94,3 +94,18 @@ def series_rocm(make):
     return series_create(
         name="rocm", epoch_version="7.2", epoch_date=date(2026, 1, 21), version_suffix=".0"
     )
+
+
+def test_a_bulk_assignment_in_a_dry_run_says_it_was_only_planned(triager_client, issues):
+    repository = issues[0].repository
+    repository.github_actions = ["dashboard.assign"]
+    repository.github_dry_run = True
+    repository.save()
+
+    text = bulk(triager_client, issues, "assign", "@alice").content.decode()
+
+    assert "Assign (on GitHub): 3 planned (dry run)" in text
+    assert "done" not in text.split("Assign (on GitHub):", 1)[1].split("<", 1)[0]
+    rows = TriageAction.objects.filter(action="bulk.assign")
+    assert {r.after["status"] for r in rows} == {"planned"}
+    assert not any(issue.assignees.exists() for issue in issues)

@@ -3,7 +3,7 @@
 Each issue goes through the same service a single click calls (so each is recorded and trains
 the models alike), and one TriageAction per issue records the bulk action, what it was given and
 what became of it there. An issue the action cannot apply to is refused with why; the others
-are done.
+are done, or, where the write to GitHub was only planned (the repository's dry run), planned.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.db import transaction
 
 from classifiers import registry
 from config import wiring
-from triage.models import Issue, IssuePrediction, TriageAction
+from triage.models import GitHubWrite, Issue, IssuePrediction, TriageAction
 from triage.services import assignment, classification, needs_info, priority
 from triage.services.commands import CommandRefused
 
@@ -38,10 +38,13 @@ class BulkError(ValueError):
 @dataclass
 class BulkReport:
     done: list[str] = field(default_factory=list)
+    planned: list[str] = field(default_factory=list)  # written to GitHub in a dry run: not done
     refused: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        text = f"{len(self.done)} done"
+        text = f"{len(self.done)} done" if self.done or not self.planned else ""
+        if self.planned:
+            text += (", " if text else "") + f"{len(self.planned)} planned (dry run)"
         if self.refused:
             text += f", {len(self.refused)} refused: " + "; ".join(self.refused[:5])
         return text
@@ -87,6 +90,11 @@ def _priority(issue: Issue, argument: str, user) -> str:
     return f"priority {correction.after or 'auto'}"
 
 
+def _written(write: GitHubWrite, detail: str) -> tuple[str, str]:
+    """(status, detail) of an action that is a write to GitHub: planned in a dry run, else done."""
+    return ("planned" if write.status == GitHubWrite.Status.PLANNED else "done"), detail
+
+
 def _assign(issue: Issue, argument: str, user) -> str:
     try:
         logins = assignment.logins_parse(argument)
@@ -95,7 +103,7 @@ def _assign(issue: Issue, argument: str, user) -> str:
     write = assignment.issue_assignees_change(issue=issue, logins=logins, user=user)
     if write.status == write.Status.SKIPPED:
         raise CommandRefused(write.detail)
-    return f"assign {', '.join(logins)} ({write.get_status_display()})"
+    return _written(write, f"assign {', '.join(logins)} ({write.get_status_display()})")
 
 
 def _unassign(issue: Issue, argument: str, user) -> str:
@@ -113,7 +121,7 @@ def _unassign(issue: Issue, argument: str, user) -> str:
     write = assignment.issue_assignees_change(issue=issue, logins=logins, user=user, unassign=True)
     if write.status == write.Status.SKIPPED:
         raise CommandRefused(write.detail)
-    return f"unassign {', '.join(logins)} ({write.get_status_display()})"
+    return _written(write, f"unassign {', '.join(logins)} ({write.get_status_display()})")
 
 
 def _needinfo(issue: Issue, argument: str, user) -> str:
@@ -155,8 +163,8 @@ def bulk_apply(*, issue_ids: list[int], action: str, argument: str, user) -> Bul
     for issue in issues:
         try:
             with transaction.atomic():
-                detail = HANDLERS[action](issue, argument.strip(), user)
-                status = "done"
+                result = HANDLERS[action](issue, argument.strip(), user)
+                status, detail = result if isinstance(result, tuple) else ("done", result)
         except CommandRefused as exc:
             detail, status = str(exc), "refused"
         TriageAction.objects.create(
@@ -165,5 +173,5 @@ def bulk_apply(*, issue_ids: list[int], action: str, argument: str, user) -> Bul
             action=f"bulk.{action}",
             after={"argument": argument[:200], "status": status, "detail": detail[:500]},
         )
-        (report.done if status == "done" else report.refused).append(f"{issue.reference}: {detail}")
+        getattr(report, status).append(f"{issue.reference}: {detail}")
     return report
