@@ -98,9 +98,11 @@ def test_my_issues_are_those_assigned_to_me_or_of_a_component_i_own(
     assert "assigned to tess-gh" in text
 
 
-def test_my_issues_without_a_login_says_where_to_set_it(triager_client, issue):
+def test_my_issues_without_a_login_lists_none_and_says_where_to_set_it(triager_client, issue):
     page = triager_client.get(reverse("triage-queue"), {"mine": "on"}).content.decode()
-    assert "set your GitHub login" in page
+    assert "set your GitHub login" in page and reverse("preferences") in page
+    assert "rocBLAS gemm slow on gfx942" not in page
+    assert "0 issues" in page
 
 
 def test_the_queue_sorts_by_assignee_and_bulk_unassigns(

@@ -110,7 +110,10 @@ def triage_queue(request):
     preference = UserPreference.objects.filter(user=request.user).first()
     login = preference.github_login if preference else ""
     filters = form.filters(login=login)
+    mine_without_login = bool(form.is_bound and form.data.get("mine") and not login)
     issues = selectors.triage_queue(**filters)
+    if mine_without_login:  # nobody's issues are known to be mine: none, and the hint says why
+        issues = issues.none()
     page = Paginator(issues, QUEUE_PER_PAGE).get_page(request.GET.get("page"))
     rows = queue_rows(list(page.object_list), request=request)
     context = {
@@ -122,7 +125,7 @@ def triage_queue(request):
         "saved_views": selectors.saved_views(user=request.user, page="triage-queue"),
         "saved_view_form": SavedViewForm(),
         "query": _queue_query(request),
-        "mine_without_login": bool(form.is_bound and form.data.get("mine") and not login),
+        "mine_without_login": mine_without_login,
         "bulk_actions": bulk.ACTIONS,
     }
     return render(request, "triage/triage_queue.html", context)
