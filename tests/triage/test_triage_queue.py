@@ -72,3 +72,21 @@ def test_a_triagers_override_moves_an_issue_up_the_queue(logged_in_client, queue
     low = queue[0]
     priority.priority_override(issue=low, label="99", user=user)
     assert titles(logged_in_client.get("/triage/"))[0] == "Low one"
+
+
+def test_symptoms_read_as_words_and_component_names_as_given(triager_client, make):
+    import re
+
+    queued(
+        make,
+        "hipBLASLt FP8 GEMM returns NaN on gfx942",
+        80,
+        symptom="wrong_result?",
+        component="composable_kernel",
+    )
+    page = triager_client.get("/triage/").content.decode()
+    text = " ".join(re.sub(r"<[^>]+>", " ", page).split())
+
+    assert "wrong result" in text and "wrong_result" not in text
+    assert "composable_kernel" in text  # a component's name is a name, not a key
+    assert 'value="wrong_result"' in page  # what the decision stores stays the key

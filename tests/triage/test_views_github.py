@@ -73,3 +73,36 @@ def test_a_viewer_cannot_touch_the_switch(logged_in_client, db):
         logged_in_client.post(reverse("github-writes-switch"), {"stopped": "1"}).status_code == 403
     )
     assert not WriteSwitch.objects.exists()
+
+
+def _visible_text(html: str) -> str:
+    import re
+    from html import unescape
+
+    return unescape(" ".join(re.sub(r"<[^>]+>", " ", html).split()))
+
+
+def test_the_settings_page_names_each_opt_in_and_failed_write_in_words(triager_client, make):
+    repository = make.repository("ROCm/rocm-libraries", tracked=True)
+    repository.github_actions = ["known_errors.answer", "ownership.request_review"]
+    repository.save()
+    pull = make.pull_request(repository=repository, number=77, title="hipBLASLt: fix FP8 GEMM")
+    GitHubWrite.objects.create(
+        repository=repository,
+        issue=pull,
+        action="ownership.request_review",
+        operation="request_review",
+        key="review:77",
+        payload={"reviewers": ["alice"], "team_reviewers": ["hipblaslt-maintainers"]},
+        status="failed",
+        decided_by="path rules",
+        detail="GitHub answered 422: Reviews may only be requested from collaborators",
+    )
+
+    text = _visible_text(triager_client.get(reverse("settings")).content.decode())
+
+    assert "Post a known error's answer when a triager confirms the match" in text
+    assert "request reviews of ROCm/rocm-libraries#77 from @alice, @ROCm/hipblaslt-maintainers" in (
+        text
+    )
+    assert "known_errors" not in text and "request_review" not in text

@@ -101,13 +101,14 @@ def github_writes_settings_panel(*, request) -> Panel:
         context={
             "stopped": outbox.writes_stopped(),
             "counts": counts,
-            "failed": list(
-                GitHubWrite.objects.filter(status=GitHubWrite.Status.FAILED).select_related(
-                    "issue__repository"
-                )[:FAILED_SHOWN]
-            ),
+            "failed": [
+                (w, outbox.describe(w), outbox.ACTIONS.get(w.action, w.action))
+                for w in GitHubWrite.objects.filter(
+                    status=GitHubWrite.Status.FAILED
+                ).select_related("issue__repository", "repository")[:FAILED_SHOWN]
+            ],
             "repositories": [
-                (r, [a for a in outbox.ACTIONS if a in (r.github_actions or [])])
+                (r, [text for a, text in outbox.ACTIONS.items() if a in (r.github_actions or [])])
                 for r in Repository.objects.filter(tracked=True)
             ],
         },
