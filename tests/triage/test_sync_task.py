@@ -91,3 +91,31 @@ def test_retry_countdowns_stay_under_the_brokers_visibility_timeout():
     assert sync.retry_countdown(3 * 3600) < visibility
     assert sync.retry_countdown(3700) == 3700
     assert sync.retry_countdown(0) == 1
+
+
+def _beat_entry(repository):
+    """The entry Celery beat (django-celery-beat's scheduler) makes of the repository's row."""
+    from django_celery_beat.models import PeriodicTask
+    from django_celery_beat.schedulers import ModelEntry
+
+    from config.celery import app
+
+    return ModelEntry(PeriodicTask.objects.get(name=f"sync GitHub {repository.full_name}"), app)
+
+
+def test_a_newly_tracked_repository_is_synced_at_beats_next_tick_then_on_its_interval():
+    repository = tracking.repository_track(full_name="ROCm/rocBLAS")
+    due, _ = _beat_entry(repository).is_due()
+    assert due, "its first sync starts now, not one interval after it was tracked"
+
+    entry = next(_beat_entry(repository))  # beat sent it: the row records the run
+    entry.save()
+    tracking.repository_track(full_name="ROCm/rocBLAS")  # a restart of beat tracks it again
+    due, wait = _beat_entry(repository).is_due()
+    assert not due and wait > 60, "a repository already synced keeps its interval"
+
+    repository.tracked = False
+    repository.save()
+    tracking.repository_schedule_sync(repository=repository)  # untracked: disabled
+    tracking.repository_track(full_name="ROCm/rocBLAS")  # tracked again: due at once
+    assert _beat_entry(repository).is_due()[0]

@@ -10,9 +10,11 @@ name this repository.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from config import beat_schedules
@@ -28,22 +30,27 @@ def _task_name(repository: Repository) -> str:
 
 
 def repository_schedule_sync(*, repository: Repository, every_minutes: int | None = None) -> None:
-    """Create or refresh the beat entry that syncs this repository (disabled when untracked)."""
+    """Create or refresh the beat entry that syncs this repository (disabled when untracked).
+
+    A repository that starts being synced (a new entry, or a disabled one enabled again) is due
+    at once: its first sync starts at beat's next tick, not one interval later."""
     minutes = every_minutes or settings.GITHUB_SYNC_INTERVAL_MINUTES
     interval, _ = IntervalSchedule.objects.get_or_create(
         every=minutes, period=IntervalSchedule.MINUTES
     )
-    PeriodicTask.objects.update_or_create(
-        name=_task_name(repository),
-        defaults={
-            "task": SYNC_TASK,
-            "interval": interval,
-            "kwargs": json.dumps({"repository_id": repository.pk}),
-            "queue": "ingest",
-            "enabled": repository.tracked,
-            "description": "Incremental GitHub sync (issues, pull requests, comments).",
-        },
-    )
+    name = _task_name(repository)
+    was_enabled = PeriodicTask.objects.filter(name=name).values_list("enabled", flat=True).first()
+    defaults = {
+        "task": SYNC_TASK,
+        "interval": interval,
+        "kwargs": json.dumps({"repository_id": repository.pk}),
+        "queue": "ingest",
+        "enabled": repository.tracked,
+        "description": "Incremental GitHub sync (issues, pull requests, comments).",
+    }
+    if repository.tracked and not was_enabled:
+        defaults["last_run_at"] = timezone.now() - timedelta(minutes=minutes)
+    PeriodicTask.objects.update_or_create(name=name, defaults=defaults)
 
 
 @transaction.atomic
