@@ -16,8 +16,9 @@ bulk_create does the same upsert.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import psycopg
 from django.db import connection, models
@@ -438,30 +439,65 @@ def _issue_rows_write(
     return pks, people, labels, created
 
 
-def issues_upsert(
-    *, repository: Repository, records: list[IssueRecord], from_webhook: bool = False
+def _numbered_upsert(
+    repository: Repository,
+    records: list,
+    *,
+    fields: tuple[str, ...],
+    columns,
+    row_of: Callable[[object, tuple | None, datetime], list | None],
+    unlisted_labels_clear: bool,
 ) -> UpsertResult:
-    """Upsert issues (and PRs as an issue listing shows them) of one repository."""
+    """Upsert issues or pulls by number: `row_of(record, stored fields, now)` is the record's row,
+    or None where the stored one is current. A record without labels clears the stored ones when
+    `unlisted_labels_clear`, else keeps them; assignees are written for records that carry them."""
     result = UpsertResult()
     records = list({record.number: record for record in records}.values())
     if not records:
         return result
-    existing = _stored(
-        repository,
-        records,
-        "updated_at",
-        "external_id",
-        "merged",
-        "merged_at",
-        "deleted_at",
-        "reactions_total",
-        "reactions",
-    )
+    existing = _stored(repository, records, *fields)
     now = timezone.now()
-    changed: list[tuple[list, IssueRecord]] = []
+    changed: list[tuple[list, object]] = []
     for record in records:
-        updated_at = record.updated_at or now
         before = existing.get(record.number)
+        row = row_of(record, before, now)
+        if row is None:
+            result.unchanged += 1
+            continue
+        if before is None:
+            result.created += 1
+        else:
+            result.updated += 1
+        changed.append((row, record))
+    if not changed:
+        return result
+
+    pks, people, labels, created = _issue_rows_write(repository, changed, columns, existing)
+    label_pairs, assignee_pairs = {}, {}
+    for _, record in changed:
+        pk = pks[record.number]
+        result.changed_ids.append(pk)
+        if unlisted_labels_clear or record.labels is not None:
+            label_pairs[pk] = _label_ids(record.labels, labels)
+        if hasattr(record, "assignees"):
+            assignee_pairs[pk] = [
+                people[(a.source, a.external_id)]
+                for a in record.assignees
+                if (a.source, a.external_id) in people
+            ]
+    _replace_links(Issue.labels.through, "issue", "label", label_pairs, created)
+    _replace_links(Issue.assignees.through, "issue", "person", assignee_pairs, created)
+    pipeline.issues_changed(result.changed_ids)
+    return result
+
+
+def issues_upsert(
+    *, repository: Repository, records: list[IssueRecord], from_webhook: bool = False
+) -> UpsertResult:
+    """Upsert issues (and PRs as an issue listing shows them) of one repository."""
+
+    def row_of(record: IssueRecord, before: tuple | None, now: datetime) -> list | None:
+        updated_at = record.updated_at or now
         reactions = record.reactions
         if reactions is None:
             reactions = (before[5], before[6]) if before else (0, {})
@@ -473,17 +509,12 @@ def issues_upsert(
             # the same snapshot again, unless only its reaction counts moved
             and (before[0] > updated_at or (before[5], before[6]) == reactions)
         ):
-            result.unchanged += 1
-            continue
-        if before is None:
-            result.created += 1
-        else:
-            result.updated += 1
+            return None
         if record.merge is not None:
             merged, merged_at = record.merge
         else:
             merged, merged_at = (before[2], before[3]) if before else (None, None)
-        row = [
+        return [
             repository.pk,
             record.number,
             record.source,
@@ -510,54 +541,40 @@ def issues_upsert(
             None,
             now,
         ]
-        changed.append((row, record))
-    if not changed:
-        return result
 
-    pks, people, labels, created = _issue_rows_write(repository, changed, ISSUE_COLUMNS, existing)
-    label_pairs, assignee_pairs = {}, {}
-    for _, record in changed:
-        pk = pks[record.number]
-        result.changed_ids.append(pk)
-        label_pairs[pk] = _label_ids(record.labels, labels)
-        assignee_pairs[pk] = [
-            people[(a.source, a.external_id)]
-            for a in record.assignees
-            if (a.source, a.external_id) in people
-        ]
-    _replace_links(Issue.labels.through, "issue", "label", label_pairs, created)
-    _replace_links(Issue.assignees.through, "issue", "person", assignee_pairs, created)
-    pipeline.issues_changed(result.changed_ids)
-    return result
+    return _numbered_upsert(
+        repository,
+        records,
+        fields=(
+            "updated_at",
+            "external_id",
+            "merged",
+            "merged_at",
+            "deleted_at",
+            "reactions_total",
+            "reactions",
+        ),
+        columns=ISSUE_COLUMNS,
+        row_of=row_of,
+        unlisted_labels_clear=True,
+    )
 
 
 def pulls_upsert(
     *, repository: Repository, records: list[PullRecord], from_webhook: bool = False
 ) -> UpsertResult:
     """Upsert pull requests' own fields (a pulls listing or a pull_request delivery)."""
-    result = UpsertResult()
-    records = list({record.number: record for record in records}.values())
-    if not records:
-        return result
-    existing = _stored(repository, records, "pr_updated_at", "merged")
-    now = timezone.now()
-    changed: list[tuple[list, PullRecord]] = []
-    for record in records:
+
+    def row_of(record: PullRecord, before: tuple | None, now: datetime) -> list | None:
         updated_at = record.updated_at or now
-        before = existing.get(record.number)
         stale = before is not None and before[0] is not None and before[0] > updated_at
         if stale or (
             before is not None
             and _is_current(before[0], updated_at, not from_webhook)
             and before[1] == record.merged
         ):
-            result.unchanged += 1
-            continue
-        if before is None:
-            result.created += 1
-        else:
-            result.updated += 1
-        row = [
+            return None
+        return [
             repository.pk,
             record.number,
             _text(record.title),
@@ -584,19 +601,15 @@ def pulls_upsert(
             None,
             now,
         ]
-        changed.append((row, record))
-    if not changed:
-        return result
-    pks, _, labels, created = _issue_rows_write(repository, changed, PULL_COLUMNS, existing)
-    label_pairs = {}
-    for _, record in changed:
-        pk = pks[record.number]
-        result.changed_ids.append(pk)
-        if record.labels is not None:
-            label_pairs[pk] = _label_ids(record.labels, labels)
-    _replace_links(Issue.labels.through, "issue", "label", label_pairs, created)
-    pipeline.issues_changed(result.changed_ids)
-    return result
+
+    return _numbered_upsert(
+        repository,
+        records,
+        fields=("pr_updated_at", "merged"),
+        columns=PULL_COLUMNS,
+        row_of=row_of,
+        unlisted_labels_clear=False,
+    )
 
 
 def issue_mark_deleted(*, repository: Repository, number: int) -> int:
