@@ -7,46 +7,78 @@ reproducer for a compiler. The generated assembly (amdgcn, PTX) is kept on the r
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 
 from kernels_ci.backends.base import (
     EXTRA_MISSING,
+    Description,
     Execution,
     RunSpec,
-    environment_options,
-    launcher,
-    launches_of,
-    limits_for,
-    rewrite_devices_to_cpu,
-    run_confined,
+    launch_on_cpu,
 )
-from kernels_ci.signatures import Observation, observe
+from kernels_ci.sandbox import isolation_problem
+from kernels_ci.signatures import Observation
 
 KERNEL_HEADER = "; ===== "
 NO_KERNEL = "the script launched no @triton.jit kernel"
 
 
-def compile_execute(spec: RunSpec, *, vendor: str, env: dict[str, str]) -> Execution:
-    """One compilation of the script's launches for spec.arch by Triton's `vendor` backend
-    ("hip" or "cuda")."""
-    script, rewrites = rewrite_devices_to_cpu(spec.script)
-    env, binds = environment_options(spec, {"TRITON_HOME": "{dir}", **env})
-    result = run_confined(
-        [sys.executable, "-s", "launch.py", vendor, spec.arch, EXTRA_MISSING],
-        files={"repro.py": script, "launch.py": launcher("compile_aot.py")},
-        limits=limits_for(spec),
-        env=env,
-        python_guard=True,
-        collect=("out/kernels.asm", "out/launches"),
-        binds=binds,
+def compiler_description(
+    *,
+    name: str,
+    summary: str,
+    vendor: str,
+    targets: tuple[str, ...],
+    default_targets: tuple[str, ...],
+    needs: tuple[str, ...],
+) -> Description:
+    """A compiler's description: Python reproducers that use Triton, compiled once an attempt on
+    the CPU queue at the Triton version a run pins."""
+    return Description(
+        name=name,
+        summary=summary,
+        languages=("python",),
+        needs_triton=True,
+        vendor=vendor,
+        queue="repro.cpu",
+        executes=False,
+        targets=targets,
+        default_targets=default_targets,
+        runs_per_attempt=1,
+        pins=("triton",),
+        needs=needs,
     )
-    if isinstance(result, Execution):
-        return result
-    observation = observe(result)
-    observation.launches = launches_of(result)
-    assembly = result.files.get("out/kernels.asm", "")
-    if observation.kind == "pass" and KERNEL_HEADER not in assembly:
-        observation = Observation(
+
+
+def compiler_available(backend: str, missing: str) -> str:
+    """Why Triton's `backend` (triton.backends.amd, .nvidia) cannot compile here ("" when it
+    can); `missing` says that this triton lacks it."""
+    if importlib.util.find_spec("triton") is None or importlib.util.find_spec("torch") is None:
+        return EXTRA_MISSING
+    if importlib.util.find_spec(f"triton.backends.{backend}") is None:
+        return missing
+    return isolation_problem()
+
+
+def compile_execute(
+    spec: RunSpec, *, description: Description, vendor: str, env: dict[str, str]
+) -> Execution:
+    """One compilation of the script's launches for spec.arch, one of the description's targets,
+    by Triton's `vendor` backend ("hip" or "cuda")."""
+    if spec.arch not in description.targets:
+        targets = ", ".join(description.targets)
+        raise ValueError(f"{description.name} targets {targets}, not {spec.arch!r}")
+    execution = launch_on_cpu(
+        spec,
+        name="compile_aot.py",
+        args=(vendor, spec.arch),
+        env={"TRITON_HOME": "{dir}", **env},
+        collect=("out/kernels.asm", "out/launches"),
+    )
+    result = execution.result
+    execution.assembly = result.files.get("out/kernels.asm", "")
+    if execution.observation.kind == "pass" and KERNEL_HEADER not in execution.assembly:
+        execution.observation = Observation(
             "invalid",
             signature=NO_KERNEL,
             exit_code=result.returncode,
@@ -54,5 +86,4 @@ def compile_execute(spec: RunSpec, *, vendor: str, env: dict[str, str]) -> Execu
             message=NO_KERNEL,
             launches=0,
         )
-    note = f"{rewrites} GPU device reference(s) rewritten to cpu" if rewrites else ""
-    return Execution(observation=observation, result=result, assembly=assembly, note=note)
+    return execution

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from django.conf import settings
 
 from config import linear_re
 from kernels_ci.sandbox import Limits, SandboxResult, SandboxUnavailable, sandbox_run
-from kernels_ci.signatures import Observation
+from kernels_ci.signatures import Observation, observe
 
 LAUNCHERS = Path(__file__).resolve().parent / "launchers"
 EXTRA_MISSING = (
@@ -113,6 +114,36 @@ def run_confined(argv: list[str], **options) -> SandboxResult | Execution:
         return sandbox_run(argv, namespaces=True, **options)
     except SandboxUnavailable as exc:
         return refused(str(exc))
+
+
+def launch_on_cpu(
+    spec: RunSpec,
+    *,
+    name: str,
+    args: tuple[str, ...],
+    env: dict[str, str],
+    collect: tuple[str, ...],
+) -> Execution:
+    """Run the reproducer, its GPU device names rewritten to cpu, under launchers/`name` (with
+    `args`) confined: its observation, the launches counted and the rewrites noted (or the infra
+    Execution of a refused sandbox)."""
+    script, rewrites = rewrite_devices_to_cpu(spec.script)
+    env, binds = environment_options(spec, env)
+    result = run_confined(
+        [sys.executable, "-s", "launch.py", *args, EXTRA_MISSING],
+        files={"repro.py": script, "launch.py": launcher(name)},
+        limits=limits_for(spec),
+        env=env,
+        python_guard=True,
+        collect=collect,
+        binds=binds,
+    )
+    if isinstance(result, Execution):
+        return result
+    observation = observe(result)
+    observation.launches = launches_of(result)
+    note = f"{rewrites} GPU device reference(s) rewritten to cpu" if rewrites else ""
+    return Execution(observation=observation, result=result, note=note)
 
 
 def refused(reason: str) -> Execution:

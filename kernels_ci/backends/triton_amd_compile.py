@@ -10,28 +10,25 @@ ld.lld or ld.lld-NN when unset; Debian's lld-16 does) stands in for /opt/rocm/ll
 
 from __future__ import annotations
 
-import importlib.util
-
 from django.conf import settings
 
-from kernels_ci.backends.aot import KERNEL_HEADER, NO_KERNEL, compile_execute
-from kernels_ci.backends.base import EXTRA_MISSING, Description, Execution, RunSpec
-from kernels_ci.sandbox import isolation_problem
+from kernels_ci.backends.aot import (
+    KERNEL_HEADER,
+    NO_KERNEL,
+    compile_execute,
+    compiler_available,
+    compiler_description,
+)
+from kernels_ci.backends.base import Execution, RunSpec
 
 NAME = "triton-amd-compile"
 TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151")
-DESCRIPTION = Description(
+DESCRIPTION = compiler_description(
     name=NAME,
     summary="compiles the reproducer's Triton kernels ahead of time for an AMD target, no GPU",
-    languages=("python",),
-    needs_triton=True,
     vendor="amd",
-    queue="repro.cpu",
-    executes=False,
     targets=TARGETS,
     default_targets=("gfx942",),
-    runs_per_attempt=1,
-    pins=("triton",),
     needs=(
         "the kernels extra with Triton's AMD (HIP) backend",
         "the sandbox (namespaces)",
@@ -42,15 +39,10 @@ __all__ = ["KERNEL_HEADER", "NO_KERNEL", "DESCRIPTION", "available", "execute"]
 
 
 def available() -> str:
-    if importlib.util.find_spec("triton") is None or importlib.util.find_spec("torch") is None:
-        return EXTRA_MISSING
-    if importlib.util.find_spec("triton.backends.amd") is None:
-        return "this triton has no AMD (HIP) backend"
-    return isolation_problem()
+    return compiler_available("amd", "this triton has no AMD (HIP) backend")
 
 
 def execute(spec: RunSpec) -> Execution:
-    if spec.arch not in TARGETS:
-        raise ValueError(f"{NAME} targets {', '.join(TARGETS)}, not {spec.arch!r}")
     lld = settings.KERNELS_CI_HIP_LLD_PATH
-    return compile_execute(spec, vendor="hip", env={"TRITON_HIP_LLD_PATH": lld} if lld else {})
+    env = {"TRITON_HIP_LLD_PATH": lld} if lld else {}
+    return compile_execute(spec, description=DESCRIPTION, vendor="hip", env=env)

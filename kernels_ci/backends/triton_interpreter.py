@@ -7,22 +7,15 @@ says how many. Needs the optional `kernels` extra (triton, numpy, a CPU torch).
 from __future__ import annotations
 
 import importlib.util
-import sys
 
 from kernels_ci.backends.base import (
     EXTRA_MISSING,
     Description,
     Execution,
     RunSpec,
-    environment_options,
-    launcher,
-    launches_of,
-    limits_for,
-    rewrite_devices_to_cpu,
-    run_confined,
+    launch_on_cpu,
 )
 from kernels_ci.sandbox import isolation_problem
-from kernels_ci.signatures import observe
 
 NAME = "triton-interpreter"
 DESCRIPTION = Description(
@@ -48,24 +41,14 @@ def available() -> str:
 
 
 def execute(spec: RunSpec) -> Execution:
-    script, rewrites = rewrite_devices_to_cpu(spec.script)
-    env, binds = environment_options(
-        spec, {"TRITON_INTERPRET": "1", "TRITON_HOME": "{dir}", "TRITON_DEFAULT_FP_FUSION": "1"}
-    )
-    result = run_confined(
-        [sys.executable, "-s", "launch.py", EXTRA_MISSING],
-        files={"repro.py": script, "launch.py": launcher("interpret.py")},
-        limits=limits_for(spec),
-        env=env,
-        python_guard=True,
+    execution = launch_on_cpu(
+        spec,
+        name="interpret.py",
+        args=(),
+        env={"TRITON_INTERPRET": "1", "TRITON_HOME": "{dir}", "TRITON_DEFAULT_FP_FUSION": "1"},
         collect=("out/launches",),
-        binds=binds,
     )
-    if isinstance(result, Execution):
-        return result
-    observation = observe(result)
-    observation.launches = launches_of(result)
+    observation = execution.observation
     if observation.kind == "pass" and observation.launches is None:
         observation.launches = 0  # the script ended the process before the launcher could count
-    note = f"{rewrites} GPU device reference(s) rewritten to cpu" if rewrites else ""
-    return Execution(observation=observation, result=result, note=note)
+    return execution
