@@ -432,29 +432,19 @@ def sandbox_run(
     `on_timeout` is called before the processes are killed (a container CLI stops its container
     there). Raises SandboxUnavailable when `namespaces` are asked for and cannot be had.
     """
+    common = {
+        "files": files,
+        "limits": limits,
+        "env": env or {},
+        "collect": collect,
+        "on_timeout": on_timeout,
+    }
     if namespaces:
         problem = isolation_problem()
         if problem:
             raise SandboxUnavailable(problem)
-        return _run_confined(
-            argv,
-            files=files,
-            limits=limits,
-            env=env or {},
-            collect=collect,
-            on_timeout=on_timeout,
-            python_guard=python_guard,
-            binds=binds,
-        )
-    return _run_plain(
-        argv,
-        files=files,
-        limits=limits,
-        env=env or {},
-        collect=collect,
-        on_timeout=on_timeout,
-        readable_by_others=readable_by_others,
-    )
+        return _run_confined(argv, **common, python_guard=python_guard, binds=binds)
+    return _run_plain(argv, **common, readable_by_others=readable_by_others)
 
 
 def _base_env(directory: str) -> dict[str, str]:
