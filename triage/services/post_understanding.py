@@ -125,41 +125,35 @@ def _links_store(explicit: dict[int, set[int]], suggested: dict[int, list]) -> t
         for link in PostIssueLink.objects.filter(post_id__in=list(suggested))
     }
     create, update = [], []
+    Kind, Status = PostIssueLink.Kind, PostIssueLink.Status
+
+    def put(post_pk: int, issue_pk: int, kind: str, score: float | None = None) -> None:
+        # a new link; an explicit one over a suggestion; a fresh score on an undecided suggestion
+        link = existing.get((post_pk, issue_pk))
+        if link is None:
+            status = Status.CONFIRMED if kind == Kind.EXPLICIT else Status.SUGGESTED
+            create.append(
+                PostIssueLink(
+                    post_id=post_pk, issue_id=issue_pk, kind=kind, status=status, score=score
+                )
+            )
+        elif kind == Kind.EXPLICIT and link.kind != Kind.EXPLICIT:
+            link.kind, link.status = Kind.EXPLICIT, Status.CONFIRMED
+            update.append(link)
+        elif kind == Kind.SUGGESTED and link.status == Status.SUGGESTED:
+            link.score = score
+            update.append(link)
+
     for post_pk, issue_pks in explicit.items():
         for issue_pk in issue_pks:
-            link = existing.get((post_pk, issue_pk))
-            if link is None:
-                create.append(
-                    PostIssueLink(
-                        post_id=post_pk,
-                        issue_id=issue_pk,
-                        kind=PostIssueLink.Kind.EXPLICIT,
-                        status=PostIssueLink.Status.CONFIRMED,
-                    )
-                )
-            elif link.kind != PostIssueLink.Kind.EXPLICIT:
-                link.kind, link.status = PostIssueLink.Kind.EXPLICIT, PostIssueLink.Status.CONFIRMED
-                update.append(link)
+            put(post_pk, issue_pk, Kind.EXPLICIT)
     made_suggestions = 0
     for post_pk, pairs in suggested.items():
         for issue_pk, score in pairs:
             if issue_pk in explicit.get(post_pk, ()):
                 continue
             made_suggestions += 1
-            link = existing.get((post_pk, issue_pk))
-            if link is None:
-                create.append(
-                    PostIssueLink(
-                        post_id=post_pk,
-                        issue_id=issue_pk,
-                        kind=PostIssueLink.Kind.SUGGESTED,
-                        status=PostIssueLink.Status.SUGGESTED,
-                        score=score,
-                    )
-                )
-            elif link.status == PostIssueLink.Status.SUGGESTED:
-                link.score = score
-                update.append(link)
+            put(post_pk, issue_pk, Kind.SUGGESTED, score)
     PostIssueLink.objects.bulk_create(create, ignore_conflicts=True)
     PostIssueLink.objects.bulk_update(update, ["kind", "status", "score"])
     return sum(len(v) for v in explicit.values()), made_suggestions
