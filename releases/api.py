@@ -287,6 +287,16 @@ class BackportDecideView(APIView):
         return Response(BackportOutSerializer(backport).data)
 
 
+def _fix_link_change(request, change, status_code: int) -> Response:
+    """Add or remove (`change`) the fix link the request names."""
+    data = _valid(FixLinkSerializer, request)
+    try:
+        link = change(issue=data["issue"], pull_request=data["pull_request"], user=request.user)
+    except ACTION_ERRORS as exc:
+        return _refuse(exc)
+    return Response(FixLinkOutSerializer(link).data, status=status_code)
+
+
 class FixLinkAddView(APIView):
     permission_classes = [HasPermission.of(MANAGE_TRAINS)]
 
@@ -296,14 +306,7 @@ class FixLinkAddView(APIView):
         responses={201: FixLinkOutSerializer},
     )
     def post(self, request):
-        data = _valid(FixLinkSerializer, request)
-        try:
-            link = fix_link_add(
-                issue=data["issue"], pull_request=data["pull_request"], user=request.user
-            )
-        except ACTION_ERRORS as exc:
-            return _refuse(exc)
-        return Response(FixLinkOutSerializer(link).data, status=status.HTTP_201_CREATED)
+        return _fix_link_change(request, fix_link_add, status.HTTP_201_CREATED)
 
 
 class FixLinkRemoveView(APIView):
@@ -315,14 +318,7 @@ class FixLinkRemoveView(APIView):
         responses=FixLinkOutSerializer,
     )
     def post(self, request):
-        data = _valid(FixLinkSerializer, request)
-        try:
-            link = fix_link_remove(
-                issue=data["issue"], pull_request=data["pull_request"], user=request.user
-            )
-        except ACTION_ERRORS as exc:
-            return _refuse(exc)
-        return Response(FixLinkOutSerializer(link).data)
+        return _fix_link_change(request, fix_link_remove, status.HTTP_200_OK)
 
 
 class TargetSetView(APIView):
