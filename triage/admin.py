@@ -311,6 +311,16 @@ class ReplyTemplateAdmin(TriageAdmin):
         super().save_model(request, obj, form, change)
 
 
+def _service_validated(data: dict, validate, invalid: type[Exception], fields: tuple[str, ...]):
+    """A form's cleaned `data` once the service's `validate` accepts its `fields` ("" for one
+    missing); the service's `invalid` becomes the form's error."""
+    try:
+        validate(**{name: data.get(name) or "" for name in fields})
+    except invalid as exc:
+        raise forms.ValidationError(str(exc)) from None
+    return data
+
+
 class KnownErrorForm(forms.ModelForm):
     class Meta:
         model = KnownError
@@ -325,16 +335,12 @@ class KnownErrorForm(forms.ModelForm):
         ]
 
     def clean(self):
-        data = super().clean()
-        try:
-            known_errors.signature_validate(
-                pattern=data.get("pattern") or "",
-                targets=data.get("targets") or "",
-                answer=data.get("answer") or "",
-            )
-        except known_errors.SignatureInvalid as exc:
-            raise forms.ValidationError(str(exc)) from None
-        return data
+        return _service_validated(
+            super().clean(),
+            known_errors.signature_validate,
+            known_errors.SignatureInvalid,
+            ("pattern", "targets", "answer"),
+        )
 
 
 @admin.register(KnownError)
@@ -355,16 +361,12 @@ class OwnershipRuleForm(forms.ModelForm):
         fields = ["repository", "kind", "pattern", "owners", "order"]
 
     def clean(self):
-        data = super().clean()
-        try:
-            ownership.rule_validate(
-                kind=data.get("kind") or "",
-                pattern=data.get("pattern") or "",
-                owners=data.get("owners") or "",
-            )
-        except ownership.RuleInvalid as exc:
-            raise forms.ValidationError(str(exc)) from None
-        return data
+        return _service_validated(
+            super().clean(),
+            ownership.rule_validate,
+            ownership.RuleInvalid,
+            ("kind", "pattern", "owners"),
+        )
 
 
 @admin.register(OwnershipRule)
