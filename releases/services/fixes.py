@@ -169,23 +169,34 @@ def fix_links_sync_ids(*, ids: list[int]) -> LinkResult:
     return total
 
 
-@transaction.atomic
-def fix_link_add(*, issue: Issue, pull_request: Issue, user) -> FixLink:
-    """A maintainer links a pull request to the issue it fixes (restores a removed link)."""
+def _manual_link_write(*, issue: Issue, pull_request: Issue, user, removed: bool) -> FixLink:
+    """A maintainer's link between an issue and the pull request fixing it, kept or removed (a
+    kept one gets its train)."""
     if issue.is_pull_request or not pull_request.is_pull_request:
         raise FixLinkError("link an issue to a pull request")
-    chain = _chain_fields(pull_request, series_for_repository(pull_request.repository_id))
+    chain = (
+        {}
+        if removed
+        else _chain_fields(pull_request, series_for_repository(pull_request.repository_id))
+    )
     link, _ = FixLink.objects.update_or_create(
         issue=issue,
         pull_request=pull_request,
         defaults={
             "source": FixLink.Source.MANUAL,
-            "removed": False,
+            "removed": removed,
             "created_by": user,
             "updated_at": timezone.now(),
             **chain,
         },
     )
+    return link
+
+
+@transaction.atomic
+def fix_link_add(*, issue: Issue, pull_request: Issue, user) -> FixLink:
+    """A maintainer links a pull request to the issue it fixes (restores a removed link)."""
+    link = _manual_link_write(issue=issue, pull_request=pull_request, user=user, removed=False)
     backports_after_links(pull_request=pull_request)
     if pull_request.merged:
         verification_enqueue(
@@ -197,19 +208,7 @@ def fix_link_add(*, issue: Issue, pull_request: Issue, user) -> FixLink:
 @transaction.atomic
 def fix_link_remove(*, issue: Issue, pull_request: Issue, user) -> FixLink:
     """A maintainer removes a link; the removal is kept so parsing never brings it back."""
-    if issue.is_pull_request or not pull_request.is_pull_request:
-        raise FixLinkError("link an issue to a pull request")
-    link, _ = FixLink.objects.update_or_create(
-        issue=issue,
-        pull_request=pull_request,
-        defaults={
-            "source": FixLink.Source.MANUAL,
-            "removed": True,
-            "created_by": user,
-            "updated_at": timezone.now(),
-        },
-    )
-    return link
+    return _manual_link_write(issue=issue, pull_request=pull_request, user=user, removed=True)
 
 
 def fix_links_assign_trains(*, series: ReleaseSeries | None = None) -> int:
