@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.fakes.github_api import github_for_settings
 from triage.models import (
     GitHubWrite,
     IssuePrediction,
@@ -18,20 +17,15 @@ REPO = "ROCm/ROCm"
 
 
 @pytest.fixture
-def emulator(settings):
-    with github_for_settings(settings, token="as-token", login="rocm-triage-bot") as emu:
-        emu.add_repo(REPO)
-        emu.add_collaborator(REPO, "alice")
-        emu.add_collaborator(REPO, "tess-gh")
-        yield emu
+def emulator(emulator):
+    emulator.add_collaborator(REPO, "alice")
+    emulator.add_collaborator(REPO, "tess-gh")
+    return emulator
 
 
 @pytest.fixture
-def issue(make, emulator):
-    repository = make.repository(REPO)
-    repository.github_actions = ["dashboard.assign"]
-    repository.github_dry_run = False
-    repository.save()
+def issue(make, emulator, opt_in):
+    repository = opt_in(["dashboard.assign"])
     emulator.add_issue(REPO, number=12, title="rocBLAS gemm slow on gfx942")
     issue = make.issue(repository=repository, number=12, title="rocBLAS gemm slow on gfx942")
     make.priority(issue, 50)

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from tests.fakes.github_api import github_for_settings
 from triage.models import (
     CommentCommand,
     GitHubWrite,
@@ -23,19 +22,8 @@ BOT = "rocm-triage-bot"
 
 
 @pytest.fixture
-def emulator(settings):
-    with github_for_settings(settings, token="cc-token", login=BOT) as emu:
-        settings.GITHUB_BOT_LOGIN = BOT
-        emu.add_repo(REPO)
-        yield emu
-
-
-@pytest.fixture
-def issue(make, emulator):
-    repository = make.repository(REPO)
-    repository.github_actions = list(outbox.ACTIONS)
-    repository.github_dry_run = False
-    repository.save()
+def issue(make, emulator, opt_in):
+    repository = opt_in(outbox.ACTIONS)
     emulator.add_issue(REPO, number=9, title="rocBLAS gemm wrong result", user="reporter1")
     issue = make.issue(
         repository=repository, number=9, title="rocBLAS gemm wrong result", author="reporter1"

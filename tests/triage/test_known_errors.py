@@ -7,7 +7,6 @@ import pytest
 from django.urls import reverse
 
 from classifiers import support_matrix
-from tests.fakes.github_api import github_for_settings
 from triage.models import (
     GitHubWrite,
     IssuePrediction,
@@ -38,20 +37,8 @@ ANSWER = (
 
 
 @pytest.fixture
-def emulator(settings):
-    with github_for_settings(settings, token="ke-token", login=BOT) as emu:
-        settings.GITHUB_BOT_LOGIN = BOT
-        emu.add_repo(REPO)
-        yield emu
-
-
-@pytest.fixture
-def repository(make):
-    repository = make.repository(REPO)
-    repository.github_actions = ["known_errors.answer"]
-    repository.github_dry_run = False
-    repository.save()
-    return repository
+def repository(opt_in):
+    return opt_in(["known_errors.answer"])
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.fakes.github_api import github_for_settings
 from triage.models import GitHubWrite, IssuePrediction, NeedsInfo
 from triage.services import needs_info, outbox
 
@@ -44,20 +43,8 @@ Agent 2
 
 
 @pytest.fixture
-def emulator(settings):
-    with github_for_settings(settings, token="ni-token", login=BOT) as emu:
-        settings.GITHUB_BOT_LOGIN = BOT
-        emu.add_repo(REPO)
-        yield emu
-
-
-@pytest.fixture
-def repository(make):
-    repository = make.repository(REPO)
-    repository.github_actions = ALL_ACTIONS
-    repository.github_dry_run = False
-    repository.save()
-    return repository
+def repository(opt_in):
+    return opt_in(ALL_ACTIONS)
 
 
 def bug(make, emulator, repository, number, body, *, author="reporter1", **fields):

@@ -6,7 +6,6 @@ import time
 
 import pytest
 
-from tests.fakes.github_api import github_for_settings
 from triage.models import GitHubWrite
 from triage.services import outbox, reply_templates
 from triage.sources.github.client import RateLimited, TransientGitHubError
@@ -17,19 +16,14 @@ Op = GitHubWrite.Operation
 
 
 @pytest.fixture
-def emulator(settings):
-    with github_for_settings(settings, token="ob-token", login=BOT, retries=0) as emu:
-        settings.GITHUB_BOT_LOGIN = BOT
-        emu.add_repo(REPO)
-        yield emu
+def emulator(emulator, settings):
+    settings.GITHUB_RETRIES = 0
+    return emulator
 
 
 @pytest.fixture
-def issue(make, emulator):
-    repository = make.repository(REPO)
-    repository.github_actions = list(outbox.ACTIONS)
-    repository.github_dry_run = False
-    repository.save()
+def issue(make, emulator, opt_in):
+    repository = opt_in(outbox.ACTIONS)
     emulator.add_issue(REPO, number=7, title="Hang on gfx942", user="reporter1")
     return make.issue(repository=repository, number=7, title="Hang on gfx942", author="reporter1")
 

@@ -8,7 +8,6 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.fakes.github_api import github_for_settings
 from tests.fakes.slack_webhook import SlackWebhookReceiver
 from triage.models import (
     GitHubWrite,
@@ -23,21 +22,10 @@ REPO = "ROCm/ROCm"
 
 
 @pytest.fixture
-def emulator(settings):
-    with github_for_settings(settings, token="ow-token", login="rocm-triage-bot") as emu:
-        emu.add_repo(REPO)
-        yield emu
-
-
-@pytest.fixture
-def repository(make):
+def repository(opt_in):
     # tracked a month ago: the issues the tests open (two days ago by default) are news to it,
     # not the history its first sync read (Repository.since_tracked)
-    repository = make.repository(REPO, added_at=timezone.now() - timedelta(days=30))
-    repository.github_actions = ["ownership.assign"]
-    repository.github_dry_run = False
-    repository.save()
-    return repository
+    return opt_in(["ownership.assign"], added_at=timezone.now() - timedelta(days=30))
 
 
 @pytest.fixture

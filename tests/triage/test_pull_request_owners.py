@@ -42,11 +42,8 @@ def emulator(settings):
 
 
 @pytest.fixture
-def repository(make, emulator, django_user_model):
-    repository = make.repository(REPO)
-    repository.github_actions = ["ownership.request_review"]
-    repository.github_dry_run = False
-    repository.save()
+def repository(emulator, opt_in, django_user_model):
+    repository = opt_in(["ownership.request_review"])
     rule = OwnershipRule.objects.create
     rule(kind="path", pattern="*", owners="@rocm-dev", order=10)
     rule(kind="path", pattern="/src/hip/", owners="@hip-lead @ROCm/hip-team @Other/gpu", order=20)
