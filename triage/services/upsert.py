@@ -407,6 +407,25 @@ def _stored(repository: Repository, records: list, *fields: str) -> dict[int, tu
     }
 
 
+def _changed_rows_write(
+    model: type[models.Model],
+    columns: Sequence[str],
+    changed: list[tuple[list, object]],
+    conflict: Sequence[str],
+    returning: Sequence[str] = (),
+) -> list[tuple]:
+    """Upsert the rows of the changed (row, record) pairs, a conflict on `conflict` updating every
+    column after the first two (the key)."""
+    return rows_upsert(
+        model,
+        columns,
+        [tuple(row) for row, _ in changed],
+        conflict=conflict,
+        update=columns[2:],
+        returning=returning,
+    )
+
+
 def _issue_rows_write(
     repository: Repository, changed: list[tuple[list, object]], columns, existing
 ) -> tuple[dict[int, int], dict[tuple[str, str], int], dict[str, int], frozenset[int]]:
@@ -425,16 +444,7 @@ def _issue_rows_write(
         row[author] = _person_pk(people, record.author)
         if merged_by is not None:
             row[merged_by] = _person_pk(people, record.merged_by)
-    pks = dict(
-        rows_upsert(
-            Issue,
-            columns,
-            [tuple(row) for row, _ in changed],
-            conflict=("repository", "number"),
-            update=columns[2:],
-            returning=("number",),
-        )
-    )
+    pks = dict(_changed_rows_write(Issue, columns, changed, ("repository", "number"), ("number",)))
     created = frozenset(pks[r.number] for _, r in changed if r.number not in existing)
     return pks, people, labels, created
 
@@ -708,13 +718,7 @@ def comments_upsert(
     people = persons_upsert(people=[r.author for _, r in changed])
     for row, record in changed:
         row[4] = _person_pk(people, record.author)
-    rows_upsert(
-        Comment,
-        COMMENT_COLUMNS,
-        [tuple(row) for row, _ in changed],
-        conflict=("source", "external_id"),
-        update=COMMENT_COLUMNS[2:],
-    )
+    _changed_rows_write(Comment, COMMENT_COLUMNS, changed, ("source", "external_id"))
     touched = sorted({row[2] for row, _ in changed})
     result.changed_ids.extend(touched)
     pipeline.comments_changed(touched)
