@@ -117,11 +117,9 @@ class BackportForm(forms.ModelForm):
         series, version = data.get("series"), data.get("train_version")
         if series and version:
             try:
-                train = calendar.train_get(series.spec(), version)
+                series.train(version)
             except calendar.CalendarError as exc:
                 raise forms.ValidationError(str(exc)) from exc
-            if train is None:
-                raise forms.ValidationError(f"{series.name} has no train {version}")
         return data
 
 

@@ -58,6 +58,13 @@ class ReleaseSeries(models.Model):
     def __str__(self) -> str:
         return self.title or self.name
 
+    def train(self, version: str) -> calendar.Train:
+        """Its train of that version ('7.3' or '7.3.0'); CalendarError when it has none."""
+        train = calendar.train_get(self.spec(), version)
+        if train is None:
+            raise calendar.CalendarError(f"{self.name} has no train {version}")
+        return train
+
     def spec(self) -> calendar.SeriesSpec:
         overrides = tuple(
             calendar.Override(

@@ -44,12 +44,9 @@ def series_get(name: str = "") -> ReleaseSeries:
 
 def train_get(series: ReleaseSeries, version: str) -> calendar.Train:
     try:
-        train = calendar.train_get(series.spec(), version)
+        return series.train(version)
     except calendar.CalendarError as exc:
         raise Http404(str(exc)) from exc
-    if train is None:
-        raise Http404(f"{series.name} has no train {version}")
-    return train
 
 
 def instant_of(as_of: date, series: ReleaseSeries) -> datetime:

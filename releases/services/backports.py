@@ -37,12 +37,9 @@ def can_decide_backports(user) -> bool:
 
 def _train_or_error(series: ReleaseSeries, version: str) -> calendar.Train:
     try:
-        train = calendar.train_get(series.spec(), version)
+        return series.train(version)
     except calendar.CalendarError as exc:
         raise BackportError(str(exc)) from exc
-    if train is None:
-        raise BackportError(f"{series.name} has no train {version}")
-    return train
 
 
 @transaction.atomic

@@ -27,11 +27,9 @@ def train_rc_tag(*, series: ReleaseSeries, version: str, tag: str, user=None) ->
             "a tag is 1-100 characters: letters, digits and . _ + / - (e.g. rocm-7.9.0-rc1)"
         )
     try:
-        train = calendar.train_get(series.spec(), version)
+        train = series.train(version)
     except calendar.CalendarError as exc:
         raise CandidateError(str(exc)) from exc
-    if train is None:
-        raise CandidateError(f"{series.name} has no train {version}")
     candidate, created = ReleaseCandidate.objects.get_or_create(
         series=series,
         train_version=train.version,

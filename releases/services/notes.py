@@ -17,12 +17,9 @@ class NotesError(ValueError):
 
 def _version(series: ReleaseSeries, version: str) -> str:
     try:
-        train = calendar.train_get(series.spec(), version)
+        return series.train(version).version
     except calendar.CalendarError as exc:
         raise NotesError(str(exc)) from exc
-    if train is None:
-        raise NotesError(f"{series.name} has no train {version}")
-    return train.version
 
 
 @transaction.atomic

@@ -25,8 +25,8 @@ def target_set(
     """Target `issue` at train `version` ('' keeps the current target) and set its flags."""
     if issue.is_pull_request:
         raise TargetError("target an issue, not a pull request")
-    if version and calendar.train_get(series.spec(), version) is None:
-        raise calendar.CalendarError(f"{series.name} has no train {version}")
+    if version:
+        series.train(version)  # CalendarError when it has no such train
     cleaned = None
     if flags is not None:
         cleaned = sorted({f.strip().lower() for f in flags if f and f.strip()})
