@@ -12,6 +12,7 @@ from datetime import timedelta
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from triage.management.options import repository_argument
 from triage.models import GitHubWrite, Issue, Repository
 from triage.services import needs_info, outbox
 
@@ -32,11 +33,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         if options["limit"] < 1 or options["days"] < 1:
             raise CommandError("--limit and --days are positive numbers")
-        repository = None
-        if options["repo"]:
-            repository = Repository.objects.filter(full_name__iexact=options["repo"]).first()
-            if repository is None:
-                raise CommandError(f"{options['repo']} is not a repository this service holds")
+        repository = repository_argument(options["repo"])
         if options["preview_needs_info"]:
             if repository is None:
                 raise CommandError("--preview-needs-info needs OWNER/NAME")

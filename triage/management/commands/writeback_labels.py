@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from triage.models import Repository
+from triage.management.options import repository_argument
 from triage.services import writeback
 
 
@@ -25,11 +25,7 @@ class Command(BaseCommand):
         limit = options["limit"]
         if limit is not None and limit < 1:
             raise CommandError("--limit must be a positive number")
-        repository = None
-        if options["repo"]:
-            repository = Repository.objects.filter(full_name__iexact=options["repo"]).first()
-            if repository is None:
-                raise CommandError(f"{options['repo']} is not a repository this service holds")
+        repository = repository_argument(options["repo"])
         try:
             report = writeback.labels_writeback(
                 repository=repository,
