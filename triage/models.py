@@ -184,7 +184,13 @@ class Issue(models.Model):
         OPEN = "open"
         CLOSED = "closed"
 
-    repository = models.ForeignKey(Repository, on_delete=models.CASCADE, related_name="issues")
+    # No index of its own: the unique (repository, number) leads with it and serves every lookup
+    # by repository. A second one cost each write an index entry, and on a table whose
+    # statistics lag a backfill the planner took it to find a page's stored rows, reading every
+    # stored issue of the repository for each page (quadratic in the repository's size).
+    repository = models.ForeignKey(
+        Repository, on_delete=models.CASCADE, related_name="issues", db_index=False
+    )
     number = models.PositiveIntegerField()
     source = _source_field(GITHUB)
     external_id = models.CharField(

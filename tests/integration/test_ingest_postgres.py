@@ -1,0 +1,51 @@
+"""The upserts' rules again, on Postgres, where a page's stored rows are read by a statement of
+their own (one index probe per number) and jsonb comes back as text for the field to decode.
+
+The rules themselves are tests/triage/test_ingest.py's (run here a second time, on the real
+database); the test below adds what only a repository of many pages shows.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from tests.triage.test_ingest import (  # noqa: F401  (collected again here, on Postgres)
+    item,
+    test_an_older_snapshot_never_overwrites_a_newer_one_even_with_other_reactions,
+    test_reaction_counts_are_stored_by_content_and_kept_when_a_payload_has_none,
+)
+from triage.models import Issue
+from triage.sources.github import ingest
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(autouse=True)
+def _on_postgres(db):
+    assert connection.vendor == "postgresql", "run with DATABASE_URL=postgres://... (make test)"
+
+
+def test_each_page_finds_its_stored_rows_among_many_and_only_those(make):
+    repository, other = make.repository(), make.repository(full_name="rocm/other")
+    pages = [
+        [item(number=n, id=10_000 + n, title=f"t{n}") for n in range(s, s + 50)] for s in (1, 51)
+    ]
+    for page in pages:
+        ingest.issues_upsert(repository=repository, items=page)
+    # the same numbers in another repository are other issues
+    ingest.issues_upsert(repository=other, items=[item(number=1, id=99_001, title="elsewhere")])
+
+    again = ingest.issues_upsert(repository=repository, items=pages[0])
+    newer = [
+        item(number=n, id=10_000 + n, title=f"edited {n}", updated_at="2026-02-01T00:00:00Z")
+        for n in (51, 52)
+    ]
+    edited = ingest.issues_upsert(
+        repository=repository, items=newer + [item(number=101, id=10_101)]
+    )
+
+    assert (again.unchanged, again.updated, again.created) == (50, 0, 0)
+    assert (edited.unchanged, edited.updated, edited.created) == (0, 2, 1)
+    assert Issue.objects.get(repository=repository, number=51).title == "edited 51"
+    assert Issue.objects.get(repository=other, number=1).title == "elsewhere"
