@@ -993,12 +993,13 @@ class _Installation:
             return repo.owner.lower() == self.account["login"].lower()
         return repo.id in self.repo_ids
 
-    def allows(self, method: str, route: str) -> bool:
-        """A write needs the permission of its kind at "write" (issues for the issue routes)."""
+    def allows(self, method: str, route: str, permissions: dict | None = None) -> bool:
+        """A write needs the permission of its kind at "write" (issues for the issue routes), in
+        the permissions its token was issued with (GitHub's: fixed when the token is made)."""
         if method in ("GET", "HEAD"):
             return True
         needed = next(name for part, name in _WRITE_PERMISSIONS if part in route)
-        return self.permissions.get(needed) == "write"
+        return (self.permissions if permissions is None else permissions).get(needed) == "write"
 
 
 class _Apps:
@@ -1008,6 +1009,7 @@ class _Apps:
         self.store, self.hooks = store, hooks
         self.installations: dict[int, _Installation] = {}
         self.tokens: dict[str, tuple[int, int]] = {}  # token: (installation id, expires epoch)
+        self.token_permissions: dict[str, dict] = {}  # token: the permissions it was issued with
         self.token_lifetime_s = TOKEN_LIFETIME_S
         self.slug = "triage-bot"
         self.rate = _RateLimit(INSTALLATION_RATE_MIN)  # what the App spends with its JWT
@@ -1040,10 +1042,11 @@ class _Apps:
             raise _HttpError(404, "Not Found")
         return found
 
-    def issue_token(self, installation: _Installation) -> tuple[str, int]:
+    def issue_token(self, installation: _Installation, permissions: dict) -> tuple[str, int]:
         token = "ghs_" + secrets.token_hex(18)
         expires = int(time.time()) + self.token_lifetime_s
         self.tokens[token] = (installation.id, expires)
+        self.token_permissions[token] = dict(permissions)
         return token, expires
 
     def holder(self, token: str) -> _Installation | None:
@@ -1486,6 +1489,7 @@ class _Request:
         "headers",
         "body",
         "installation",
+        "token_permissions",
         "grant",
     )
 
@@ -1494,6 +1498,7 @@ class _Request:
         self.grant: Grant | None = None  # an OAuth user's token: whose, with which scopes
         self.origin, self.headers, self.body = origin, headers, body
         self.installation = installation  # an installation token's _Installation, else None
+        self.token_permissions: dict | None = None  # what that token was issued with
 
     def json(self):
         """The request's JSON body; 400 as GitHub answers when it does not parse."""
@@ -1725,7 +1730,7 @@ class _Api:
         repo = self.store.repo(f"{by_name.group(1)}/{by_name.group(2)}")
         if repo is None or not req.installation.holds(repo):
             raise _HttpError(404, "Not Found")
-        if not req.installation.allows(req.method, by_name.group(3) or ""):
+        if not req.installation.allows(req.method, by_name.group(3) or "", req.token_permissions):
             raise _HttpError(403, _NOT_FOR_INTEGRATIONS)
 
     def _repo(self, owner: str, name: str) -> _Repo:
@@ -1986,7 +1991,7 @@ class _Api:
             have = granted.get(name)
             if level not in _LEVELS or have not in _LEVELS or _LEVELS[level] > _LEVELS[have]:
                 raise _HttpError(422, _NOT_GRANTED)
-        token, expires = self.apps.issue_token(installation)
+        token, expires = self.apps.issue_token(installation, asked or granted)
         body = {
             "token": token,
             "expires_at": iso(expires),
@@ -2565,6 +2570,13 @@ class GitHubEmulator(HttpEmulator):
             self._apps.expire(installation_id)
             self._apps.installations.pop(installation_id)
 
+    def accept_installation_permissions(self, installation_id: int, permissions: dict) -> None:
+        """The account's owner accepted the permissions the App asked for: new tokens carry them;
+        a token issued before keeps the permissions it was issued with (GitHub then sends the
+        installation event `new_permissions_accepted`)."""
+        with self._lock:
+            self._apps.get(installation_id).permissions = dict(permissions)
+
     def expire_installation_tokens(self, installation_id: int) -> None:
         """Every token issued so far to the installation is answered 401 "Bad credentials"
         from now on (expired or revoked); a new one from access_tokens works."""
@@ -2830,6 +2842,9 @@ class GitHubEmulator(HttpEmulator):
         origin = f"http://{headers.get('Host') or f'127.0.0.1:{self.port}'}"
         req = _Request(method, path, route, query, origin, headers, body, installation)
         req.grant = grant
+        if installation is not None:
+            token = (headers.get("Authorization") or "").partition(" ")[2].strip()
+            req.token_permissions = self._apps.token_permissions.get(token)
         return self._answer(req, counted)
 
     def _answer(self, req: _Request, counted: bool) -> Reply:

@@ -4,6 +4,7 @@ real PyGithub against the GitHub emulator (tests/fakes/github_api.py)."""
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -11,6 +12,8 @@ from django.core.management import call_command
 
 from tests.fakes.github_api import github_for_settings
 from tests.fakes.github_hooks import app_key_pair
+from tests.fakes.github_webhooks import delivery_headers, fixture_payload
+from triage.models import WebhookDelivery
 from triage.services import tracking
 from triage.sources.github import app_auth, sync
 from triage.sources.github.client import (
@@ -165,6 +168,37 @@ def test_a_comment_goes_with_the_installation_token_and_survives_a_revoked_one(a
         (401, installation),
         (201, installation),
     ]
+
+
+def test_permissions_accepted_on_github_take_effect_at_the_installations_event(
+    app, client, settings
+):
+    app.add_issue(REPO, title="Hang")
+    read_only = {"metadata": "read", "issues": "read", "pull_requests": "write"}
+    installation = app.add_installation("ROCm", permissions=read_only)
+    assert "issues: write (it has read)" in " ".join(app_auth.installation_problems())
+    with pytest.raises(GitHubError) as refused:
+        issue_comment_create(full_name=REPO, number=1, body="asked too early")
+    assert refused.value.status == 403
+
+    # the owner accepts the App's new permissions; the token held still has the old ones
+    app.accept_installation_permissions(installation, dict(read_only, issues="write"))
+    settings.GITHUB_WEBHOOK_SECRET = "hook-secret"
+    payload = fixture_payload("installation__new_permissions_accepted")
+    payload["installation"]["id"] = installation
+    body = json.dumps(payload).encode()
+    headers = delivery_headers("installation", body, "hook-secret")
+    headers.pop("Content-Type")
+    answer = client.post(
+        "/webhooks/github/", body, content_type="application/json", headers=headers
+    )
+    assert answer.status_code == 202
+    assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.PROCESSED
+
+    assert app_auth.installation_problems() == []  # read again, not the cached lack
+    tokens = len(token_requests(app))
+    assert issue_comment_create(full_name=REPO, number=1, body="now")["id"]
+    assert len(token_requests(app)) == tokens + 1, "a new token, with the accepted permissions"
 
 
 def test_a_repository_the_app_is_not_installed_on_is_a_clear_error(app):

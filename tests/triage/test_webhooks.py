@@ -481,6 +481,12 @@ def test_installation__deleted(client, make):
     assert Issue.objects.filter(number=9).exists(), "the data stays"
 
 
+def test_installation__new_permissions_accepted(client):
+    assert deliver(client, "installation__new_permissions_accepted").status_code == 202
+    assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.PROCESSED
+    assert not Repository.objects.exists(), "nothing tracked or untracked by it"
+
+
 def test_installation_repositories__added(client):
     assert deliver(client, "installation_repositories__added").status_code == 202
     assert _synced("ROCm/HIP")

@@ -361,6 +361,15 @@ def app_check_at_start() -> None:
         logger.error("GitHub App: %s", problem)
 
 
+def installation_changed(installation_id: int | None) -> None:
+    """An installation was created, removed, suspended or given new permissions: its tokens are
+    asked for again (a token keeps the permissions it was issued with) and what the App lacks is
+    read again at the next look (the settings and home pages, beat's start)."""
+    if installation_id is not None:
+        _forget_installation_id(installation_id)
+    cache.delete(_CHECK_KEY)
+
+
 def app_caches_clear() -> None:
     """Forget every installation and token (tests; a changed App)."""
     with _lock:

@@ -468,14 +468,17 @@ def _uninstalled(repositories) -> list[str]:
 
 def handle_installation(payload: dict) -> None:
     """The GitHub App installed (`created`, `unsuspend`: its repositories are tracked, with their
-    sync schedules) or uninstalled (`deleted`, `suspend`: syncing stops, the data stays)."""
+    sync schedules), uninstalled (`deleted`, `suspend`: syncing stops, the data stays) or given
+    the permissions it asked for (`new_permissions_accepted`). Each drops the installation's
+    token and what the App was known to lack, so both are asked for again."""
     action = payload.get("action")
     if action in ("created", "unsuspend"):
         _installed(payload.get("repositories"), _installation_id(payload))
     elif action in ("deleted", "suspend"):
         _uninstalled(payload.get("repositories"))
-    else:
+    elif action != "new_permissions_accepted":
         raise Ignored(f"installation {action!r} is not used by this service")
+    app_auth.installation_changed(_installation_id(payload))
 
 
 def handle_installation_repositories(payload: dict) -> None:
