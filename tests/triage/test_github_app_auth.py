@@ -7,10 +7,11 @@ import io
 import json
 
 import pytest
+import requests
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 
-from tests.fakes.github_api import github_for_settings
+from tests.fakes.github_api import APP_PERMISSIONS, github_for_settings
 from tests.fakes.github_hooks import app_key_pair
 from tests.fakes.github_webhooks import delivery_headers, fixture_payload
 from triage.models import WebhookDelivery
@@ -79,6 +80,33 @@ def test_a_repositorys_sync_goes_with_its_installations_token(app):
     assert {r["status"] for r in sent} <= {200, 304}
     assert len(token_requests(app)) == 1  # one token for the whole sync
     assert app.count(path_contains="/installation") == 2  # the lookup, and the token
+
+
+def test_a_sync_carries_a_token_that_can_only_read_and_a_comment_the_full_one(app):
+    app.add_issue(REPO, title="Crash")
+    installation = app.add_installation("ROCm")
+
+    sync.repository_sync(repository=tracking.repository_track(full_name=REPO))
+
+    (asked,) = [r["body"]["permissions"] for r in token_requests(app)]
+    assert asked == dict.fromkeys(APP_PERMISSIONS, "read")
+    (token,) = app.installation_tokens(installation)
+    refused = requests.post(
+        f"{app.url}/repos/{REPO}/issues/1/comments",
+        json={"body": "written with the sync's token"},
+        headers={"Authorization": f"token {token}"},
+        timeout=10,
+    )
+    assert refused.status_code == 403, "GitHub refuses a write with it"
+    with pytest.raises(GitHubError, match="only reads"):
+        GitHubSource(full_name=REPO, reads_only=True).post(
+            f"/repos/{REPO}/issues/1/comments", {"body": "never sent"}
+        )
+
+    issue_comment_create(full_name=REPO, number=1, body="posted")
+
+    assert token_requests(app)[-1]["body"]["permissions"] == {}, "the installation's own"
+    assert [c["body"] for c in app.comments(REPO, 1)] == ["posted"]
 
 
 def test_two_installations_keep_their_tokens_apart(app):

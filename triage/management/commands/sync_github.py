@@ -59,7 +59,7 @@ class Command(BaseCommand):
             bar.update(count)
 
         # its installation's token also for /repositories/ID, which names no OWNER/NAME
-        source = GitHubSource(full_name=repository.full_name)
+        source = GitHubSource(full_name=repository.full_name, reads_only=True)
         totals = sync.SyncReport(repository=repository.full_name)
         try:
             while True:

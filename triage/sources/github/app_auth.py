@@ -11,10 +11,14 @@ installation's token (POST /app/installations/ID/access_tokens, an hour's life).
   setting, at first use;
 - which installation holds a repository, looked up once and kept for INSTALLATION_TTL_S
   (`installation_forget` drops one: the installation events of part 2 call it);
-- one InstallationAuth per installation, shared by every client of this process: its token is
-  kept until RENEW_BEFORE before it expires, then asked again; `renew()` drops it at once (the
-  caller got 401 with it: expired early or revoked; triage/sources/github/client.py retries that
-  request once).
+- one InstallationAuth per installation and access, shared by every client of this process: its
+  token is kept until RENEW_BEFORE before it expires, then asked again; `renew()` drops it at
+  once (the caller got 401 with it: expired early or revoked; triage/sources/github/client.py
+  retries that request once);
+- least privilege: what only reads (the sync: GitHubSource(reads_only=True)) carries a token
+  asked for with each of the installation's permissions at "read", so a write made by mistake
+  on that path is refused by GitHub; what writes (the outbox, the label write-back, the repro
+  comment, redelivery) carries the installation's full token.
 
 PyGithub's own AppInstallationAuth renews 20 s before expiry; ours renews earlier, as a sync's
 page requests can queue behind a slow one for longer than that.
@@ -171,8 +175,13 @@ class InstallationAuth(github.Auth.AppInstallationAuth):
     """An installation's token, kept until RENEW_BEFORE its expiry; one per installation and
     process, safe to share between threads and clients."""
 
-    def __init__(self, app_auth: github.Auth.AppAuth, installation_id: int):
-        super().__init__(app_auth, installation_id)
+    def __init__(
+        self,
+        app_auth: github.Auth.AppAuth,
+        installation_id: int,
+        token_permissions: dict[str, str] | None = None,
+    ):
+        super().__init__(app_auth, installation_id, token_permissions)
         self._lock = threading.Lock()
         self._authorization = None
         self.issued = 0  # tokens asked for so far
@@ -223,24 +232,36 @@ def _jwt_refused(exc: GithubException) -> AppRefused:
 
 
 _lock = threading.Lock()
-_installations: dict[tuple, InstallationAuth] = {}
+_installations: dict[tuple, InstallationAuth] = {}  # (API, app, installation, reads_only)
 _repository_installations: dict[tuple, tuple[int, float]] = {}
+_installation_permissions: dict[int, dict[str, str]] = {}  # as GitHub last gave them
 
 
 def _scope(app_auth: github.Auth.AppAuth) -> tuple[str, str]:
     return settings.GITHUB_API_URL, str(app_auth.app_id)
 
 
-def installation_auth(full_name: str) -> InstallationAuth:
-    """The auth of the installation that holds OWNER/NAME (AppNotInstalled when none does)."""
+def installation_auth(full_name: str, *, reads_only: bool = False) -> InstallationAuth:
+    """The auth of the installation that holds OWNER/NAME (AppNotInstalled when none does);
+    `reads_only`: its token asked for with the installation's permissions at "read" only."""
     app_auth = app_credentials()
     installation_id = installation_id_for(full_name, app_auth=app_auth)
-    key = (*_scope(app_auth), installation_id)
+    key = (*_scope(app_auth), installation_id, reads_only)
     with _lock:
         found = _installations.get(key)
         if found is None or found._app_auth is not app_auth:
-            found = _installations[key] = InstallationAuth(app_auth, installation_id)
+            narrowed = None
+            if reads_only:
+                narrowed = _read_only(_installation_permissions.get(installation_id, {}))
+            found = _installations[key] = InstallationAuth(app_auth, installation_id, narrowed)
         return found
+
+
+def _read_only(permissions: dict) -> dict[str, str] | None:
+    """The installation's permissions at "read" (GitHub refuses a token that asks for more than
+    the installation has, so only what it has is asked for); None when none are known."""
+    found = {name: "read" for name, level in permissions.items() if level in _LEVELS}
+    return found or None
 
 
 def installation_id_for(full_name: str, *, app_auth: github.Auth.AppAuth | None = None) -> int:
@@ -268,6 +289,8 @@ def installation_id_for(full_name: str, *, app_auth: github.Auth.AppAuth | None 
         raise TransientGitHubError(None, f"cannot reach GitHub: {exc}") from exc
     with _lock:
         _repository_installations[key] = (int(data["id"]), time.monotonic())
+        if isinstance(data.get("permissions"), dict):
+            _installation_permissions[int(data["id"])] = dict(data["permissions"])
     return int(data["id"])
 
 
@@ -283,8 +306,9 @@ def _forget_installation_id(installation_id: int) -> None:
     with _lock:
         for key in [k for k, v in _repository_installations.items() if v[0] == installation_id]:
             del _repository_installations[key]
-        for key in [k for k in _installations if k[-1] == installation_id]:
+        for key in [k for k in _installations if k[2] == installation_id]:
             del _installations[key]
+        _installation_permissions.pop(installation_id, None)
 
 
 # --- what each installation lacks ------------------------------------------------------------
@@ -375,6 +399,7 @@ def app_caches_clear() -> None:
     with _lock:
         _installations.clear()
         _repository_installations.clear()
+        _installation_permissions.clear()
         _auths.clear()
         _loaded.clear()
     cache.delete(_CHECK_KEY)

@@ -119,13 +119,14 @@ def _app_auth():  # app_auth builds on this module (its errors, build_client)
 
 
 def build_client(
-    *, auth: github.Auth.Auth | None = None, full_name: str | None = None
+    *, auth: github.Auth.Auth | None = None, full_name: str | None = None, reads_only: bool = False
 ) -> github.Github:
     """The service's client: `auth` when given; with a GitHub App configured and `full_name`
     (OWNER/NAME) given, the token of the installation that holds that repository (AppNotInstalled
-    when none does, AppMisconfigured naming the setting); else the token of GITHUB_TOKEN."""
+    when none does, AppMisconfigured naming the setting; `reads_only`: a token that can only
+    read); else the token of GITHUB_TOKEN."""
     if auth is None and full_name and _app_auth().app_configured():
-        auth = _app_auth().installation_auth(full_name)
+        auth = _app_auth().installation_auth(full_name, reads_only=reads_only)
     if auth is None and settings.GITHUB_TOKEN:
         auth = github.Auth.Token(settings.GITHUB_TOKEN)
     retry = Retry(
@@ -175,11 +176,21 @@ class GitHubSource:
     Its client: the one given; else, with a GitHub App configured, the client of the installation
     that holds each request's repository (the URL's /repos/OWNER/NAME; for other URLs, e.g.
     /repositories/ID/... after a rename, `full_name`, else the repository of its last request);
-    else the personal token's (GITHUB_TOKEN)."""
+    else the personal token's (GITHUB_TOKEN).
 
-    def __init__(self, client: github.Github | None = None, *, full_name: str | None = None):
+    `reads_only` (the sync): it refuses to send anything but GET, whatever the token, and as a
+    GitHub App it carries tokens that can only read (app_auth: least privilege)."""
+
+    def __init__(
+        self,
+        client: github.Github | None = None,
+        *,
+        full_name: str | None = None,
+        reads_only: bool = False,
+    ):
         self._client = client
         self.full_name = full_name
+        self.reads_only = reads_only
         self._installation_clients: dict[int, github.Github] = {}
         self._last_repository = full_name
         self.requests = 0
@@ -197,7 +208,7 @@ class GitHubSource:
     def client(self) -> github.Github:
         """The client given, else the one for `full_name` (built at first use)."""
         if self._client is None:
-            self._client = build_client(full_name=self.full_name)
+            self._client = build_client(full_name=self.full_name, reads_only=self.reads_only)
         return self._client
 
     def client_for(self, url: str) -> github.Github:
@@ -207,7 +218,7 @@ class GitHubSource:
         if repository is None:
             return build_client()  # /user, /rate_limit ...: the personal token, if any
         self._last_repository = repository
-        auth = _app_auth().installation_auth(repository)
+        auth = _app_auth().installation_auth(repository, reads_only=self.reads_only)
         found = self._installation_clients.get(auth.installation_id)
         if found is None or found.requester.auth is not auth:
             found = self._installation_clients[auth.installation_id] = build_client(auth=auth)
@@ -228,6 +239,8 @@ class GitHubSource:
         return self._request("DELETE", url, input=body) if body else self._request("DELETE", url)
 
     def _request(self, verb: str, url: str, **kwargs) -> Page:
+        if self.reads_only and verb != "GET":
+            raise GitHubError(None, f"{verb} {url}: this source only reads (a sync writes nothing)")
         if self.slice and self.requests >= self.slice:
             raise SliceSpent(datetime.now(UTC), f"{self.requests} requests: this slice is spent")
         if (

@@ -445,7 +445,7 @@ def pull_request_commits_sync(*, issue_id: int, source: GitHubSource | None = No
         return "nothing to read"
     found = pull_commits_read(
         repository=issue.repository,
-        source=source or GitHubSource(),
+        source=source or GitHubSource(reads_only=True),
         pulls=[(issue.pk, issue.number, issue.head_sha)],
     )
     return f"{issue.reference}: {len(found.get(issue.pk, ('', []))[1])} commit messages"
@@ -541,7 +541,7 @@ def pull_request_files_sync(*, issue_id: int, source: GitHubSource | None = None
         return f"{pull.reference}: its files were read at {pull.head_sha[:12]} already"
     found = pull_files_read(
         repository=pull.repository,
-        source=source or GitHubSource(full_name=pull.repository.full_name),
+        source=source or GitHubSource(full_name=pull.repository.full_name, reads_only=True),
         pulls=[(pull.pk, pull.number, pull.head_sha)],
     )
     files, _ = found[pull.pk][1]
@@ -665,7 +665,7 @@ def _backfilling(repository: Repository, full: bool) -> bool:
 
 
 def _repository_sync(*, repository, full, source, progress, report, sliced) -> SyncReport:
-    source = source or GitHubSource(full_name=repository.full_name)
+    source = source or GitHubSource(full_name=repository.full_name, reads_only=True)
     report = report or SyncReport(repository=repository.full_name)
     _installation_note(repository)
     if _backfilling(repository, full):
