@@ -597,6 +597,9 @@ class Post(models.Model):
     )
     understood_at = models.DateTimeField(null=True, blank=True)
     ingested_at = models.DateTimeField(default=timezone.now)
+    url = models.CharField(
+        max_length=500, blank=True, default="", help_text="the post on its source (http(s) only)"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -609,11 +612,6 @@ class Post(models.Model):
 
     def __str__(self) -> str:
         return f"post {self.external_id}"
-
-    @property
-    def url(self) -> str:
-        username = self.author.login if self.author_id else "i"
-        return f"https://x.com/{username}/status/{self.external_id}"
 
 
 class SentimentCorrection(models.Model):

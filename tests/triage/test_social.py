@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from classifiers import training
 from triage.models import Post, PostIssueLink, SavedSearch
-from triage.services import post_understanding, social
+from triage.services import post_understanding, social, upsert
+from triage.sources.records import PostRecord
 
 pytestmark = pytest.mark.django_db
 
@@ -167,6 +168,31 @@ def test_the_feed_shows_posts_sanitized_with_their_links(logged_in_client, feed)
     assert "ROCm sucks &lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script>alert(1)</script>" not in page
     assert "ROCm/ROCm#4321" in page
+
+
+def test_a_post_links_to_its_own_source_and_never_to_a_script(logged_in_client):
+    forum = "https://community.amd.com/t/rocm-7-hangs-on-mi300x/77"
+    when = datetime(2026, 11, 21, tzinfo=UTC)
+    upsert.posts_upsert(
+        search=None,
+        records=[
+            PostRecord(
+                external_id="77", source="discourse", text="hangs", created_at=when, url=forum
+            ),
+            PostRecord(
+                external_id="78",
+                source="discourse",
+                text="clicks",
+                created_at=when,
+                url="javascript:alert(1)",
+            ),
+        ],
+    )
+
+    assert Post.objects.get(external_id="77").url == forum
+    assert Post.objects.get(external_id="78").url == ""
+    page = logged_in_client.get("/social/").content.decode()
+    assert f'href="{forum}"' in page and "javascript:" not in page
 
 
 def test_the_feed_filters_by_sentiment(logged_in_client, feed):

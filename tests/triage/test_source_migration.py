@@ -88,3 +88,23 @@ def test_it_keeps_github_and_x_ids_and_makes_x_authors_people_and_back():
         )
     finally:
         migrate_to_latest("triage")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_x_posts_get_the_address_that_was_built_for_them():
+    old = migrate([("triage", "0026_issue_repository_index_once")])
+    person = old.get_model("triage", "Person").objects.create(
+        source="x", external_id="123", login="gpu_dev"
+    )
+    made = old.get_model("triage", "Post").objects
+    made.create(source="x", external_id="456", author=person, text="hangs", created_at=WHEN)
+    made.create(source="x", external_id="457", text="no author", created_at=WHEN)
+    try:
+        new = migrate([("triage", "0027_post_url")])
+        urls = new.get_model("triage", "Post").objects.order_by("external_id")
+        assert list(urls.values_list("url", flat=True)) == [
+            "https://x.com/gpu_dev/status/456",
+            "https://x.com/i/status/457",
+        ]
+    finally:
+        migrate_to_latest("triage")

@@ -57,6 +57,16 @@ def test_it_fetches_every_matching_post_once_in_pages_of_100(x_api, sucks):
     assert "author_id" in searches[0]["query"]["expansions"]
 
 
+def test_each_post_keeps_its_address_on_x(x_api, sucks):
+    x_api.add_user("angry_dev", followers=120)
+    x_api.add_post("ROCm sucks on my 7900 XTX", username="angry_dev")
+
+    x_sync.saved_search_sync(search=sucks)
+
+    post = Post.objects.get()
+    assert post.url == f"https://x.com/angry_dev/status/{post.external_id}"
+
+
 def test_a_second_sync_fetches_only_newer_posts(x_api, sucks):
     for n in range(5):
         x_api.add_post(f"ROCm sucks #{n}")

@@ -783,8 +783,9 @@ POST_COLUMNS = (
     "entities",
     "referenced_tweets",
     "ingested_at",
+    "url",
 )
-POST_UPDATED = ("author", "text", "public_metrics", "entities", "referenced_tweets")
+POST_UPDATED = ("author", "text", "public_metrics", "entities", "referenced_tweets", "url")
 
 
 def posts_upsert(*, search: SavedSearch | None, records: list[PostRecord]) -> UpsertResult:
@@ -818,6 +819,7 @@ def posts_upsert(*, search: SavedSearch | None, records: list[PostRecord]) -> Up
                 r.entities,
                 r.referenced_tweets,
                 now,
+                web_url(r.url),
             )
             for r in records
         ],

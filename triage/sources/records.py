@@ -123,6 +123,7 @@ class PostRecord:
     public_metrics: dict = field(default_factory=dict)
     entities: dict = field(default_factory=dict)
     referenced_tweets: list = field(default_factory=list)
+    url: str = ""  # the post on its source, for people (http(s) only: the upsert path checks)
 
 
 def parse_timestamp(value: str | None) -> datetime | None:

@@ -24,6 +24,11 @@ def person(user_id: str, user: dict) -> PersonRecord:
     )
 
 
+def post_url(post_id: str, author: PersonRecord | None) -> str:
+    """A post's address on X (x.com/i/status/ID when its author is not known)."""
+    return f"https://x.com/{author.login if author and author.login else 'i'}/status/{post_id}"
+
+
 def posts(items: list, users: dict[str, dict]) -> list[PostRecord]:
     """The posts of a page, each with its author from `users` ({X user id: user})."""
     people = {str(uid): person(uid, user) for uid, user in users.items() if isinstance(user, dict)}
@@ -31,6 +36,7 @@ def posts(items: list, users: dict[str, dict]) -> list[PostRecord]:
         PostRecord(
             external_id=str(int(p["id"])),
             source=SOURCE,
+            url=post_url(str(int(p["id"])), people.get(str(p.get("author_id")))),
             author=people.get(str(p.get("author_id"))),
             text=str(p.get("text") or ""),
             created_at=parse_timestamp(p.get("created_at")),
