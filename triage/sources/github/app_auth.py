@@ -16,9 +16,9 @@ installation's token (POST /app/installations/ID/access_tokens, an hour's life).
   once (the caller got 401 with it: expired early or revoked; triage/sources/github/client.py
   retries that request once);
 - least privilege: what only reads (the sync: GitHubSource(reads_only=True)) carries a token
-  asked for with each of the installation's permissions at "read", so a write made by mistake
-  on that path is refused by GitHub; what writes (the outbox, the label write-back, the repro
-  comment, redelivery) carries the installation's full token.
+  asked for with READ_PERMISSIONS at "read" (those the installation has), so a write made by
+  mistake on that path is refused by GitHub; what writes (the outbox, the label write-back, the
+  repro comment, redelivery) carries the installation's full token.
 
 PyGithub's own AppInstallationAuth renews 20 s before expiry; ours renews earlier, as a sync's
 page requests can queue behind a slow one for longer than that.
@@ -257,10 +257,15 @@ def installation_auth(full_name: str, *, reads_only: bool = False) -> Installati
         return found
 
 
+# What the sync reads with: the repository, its issues, comments and labels, its pull requests
+# with their commits and changed files.
+READ_PERMISSIONS = ("metadata", "issues", "pull_requests")
+
+
 def _read_only(permissions: dict) -> dict[str, str] | None:
-    """The installation's permissions at "read" (GitHub refuses a token that asks for more than
-    the installation has, so only what it has is asked for); None when none are known."""
-    found = {name: "read" for name, level in permissions.items() if level in _LEVELS}
+    """READ_PERMISSIONS at "read", those the installation has (GitHub refuses a token that asks
+    for a permission the installation lacks); None when its permissions are not known."""
+    found = {name: "read" for name in READ_PERMISSIONS if permissions.get(name) in _LEVELS}
     return found or None
 
 
