@@ -15,6 +15,10 @@ installation's token (POST /app/installations/ID/access_tokens, an hour's life).
   token is kept until RENEW_BEFORE before it expires, then asked again; `renew()` drops it at
   once (the caller got 401 with it: expired early or revoked; triage/sources/github/client.py
   retries that request once);
+- an installation's change (new permissions accepted, suspended, removed) reaches every process:
+  the one that handles its webhook event writes a new mark in the shared cache (Redis), and each
+  process compares the mark at most every INSTALLATION_CHANGE_CHECK_S before it uses what it holds
+  of that installation (its id, permissions, tokens), which it then asks GitHub for again;
 - least privilege: what only reads (the sync: GitHubSource(reads_only=True)) carries a token
   asked for with READ_PERMISSIONS at "read" (those the installation has), so a write made by
   mistake on that path is refused by GitHub; what writes (the outbox, the label write-back, the
@@ -30,6 +34,7 @@ import hashlib
 import logging
 import threading
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -51,6 +56,9 @@ logger = logging.getLogger(__name__)
 
 RENEW_BEFORE = timedelta(minutes=5)
 INSTALLATION_TTL_S = 3600
+# How often a process asks the shared cache whether another process heard that an installation
+# changed (installation_changed): what it holds of that installation is then asked for again.
+INSTALLATION_CHANGE_CHECK_S = 30
 APP_ID = linear_re.compile(r"\d+")
 
 
@@ -246,6 +254,9 @@ def installation_auth(full_name: str, *, reads_only: bool = False) -> Installati
     `reads_only`: its token asked for with the installation's permissions at "read" only."""
     app_auth = app_credentials()
     installation_id = installation_id_for(full_name, app_auth=app_auth)
+    if _changed_elsewhere(installation_id):
+        _forget_installation_id(installation_id)
+        installation_id = installation_id_for(full_name, app_auth=app_auth)
     key = (*_scope(app_auth), installation_id, reads_only)
     with _lock:
         found = _installations.get(key)
@@ -305,6 +316,38 @@ def installation_forget(full_name: str) -> None:
     with _lock:
         for key in [k for k in _repository_installations if k[-1] == full_name.lower()]:
             del _repository_installations[key]
+
+
+_CHANGED_KEY = "github-app-installation-changed:{}"
+_changes_seen: dict[int, tuple[str | None, float]] = {}  # installation: (mark, when looked)
+
+
+def _changed_elsewhere(installation_id: int) -> bool:
+    """Whether another process marked the installation changed since this one last looked (it
+    looks at most every INSTALLATION_CHANGE_CHECK_S); the first look only notes the mark, as
+    nothing of the installation is held before it."""
+    now = time.monotonic()
+    with _lock:
+        seen = _changes_seen.get(installation_id)
+    if seen is not None and now - seen[1] < INSTALLATION_CHANGE_CHECK_S:
+        return False
+    try:
+        mark = cache.get(_CHANGED_KEY.format(installation_id))
+    except Exception as exc:  # noqa: BLE001 - each cache backend raises its own (Redis down)
+        logger.warning("cannot read whether installation %s changed: %s", installation_id, exc)
+        return False  # keep what is held (at worst an hour-old token); look again next call
+    with _lock:
+        _changes_seen[installation_id] = (mark, now)
+    return seen is not None and seen[0] != mark
+
+
+def _mark_changed(installation_id: int) -> None:
+    """Tell every process that the installation changed; this one has already forgotten it."""
+    mark = uuid.uuid4().hex
+    # A mark that expires (tokens live an hour) makes each process ask once more: harmless.
+    cache.set(_CHANGED_KEY.format(installation_id), mark, timeout=2 * 3600)
+    with _lock:
+        _changes_seen[installation_id] = (mark, time.monotonic())
 
 
 def _forget_installation_id(installation_id: int) -> None:
@@ -396,6 +439,7 @@ def installation_changed(installation_id: int | None) -> None:
     read again at the next look (the settings and home pages, beat's start)."""
     if installation_id is not None:
         _forget_installation_id(installation_id)
+        _mark_changed(installation_id)
     cache.delete(_CHECK_KEY)
 
 
@@ -405,6 +449,7 @@ def app_caches_clear() -> None:
         _installations.clear()
         _repository_installations.clear()
         _installation_permissions.clear()
+        _changes_seen.clear()
         _auths.clear()
         _loaded.clear()
     cache.delete(_CHECK_KEY)
