@@ -16,11 +16,27 @@ from config import wiring
 def _enqueue(task_names: list[str], ids: list[int]) -> None:
     if not ids:
         return
-    for name in task_names:
-        # Import the task by its dotted name (never a silent send of an unknown name): with
-        # tasks in-process (no REDIS_URL) it runs here; with a broker it goes to its queue.
-        task = wiring.load(name)
-        transaction.on_commit(lambda task=task: task.apply_async(kwargs={"ids": list(ids)}))
+    # Import each task by its dotted name (never a silent send of an unknown name): with tasks
+    # in-process (no REDIS_URL) they run here; with a broker each goes to its queue.
+    tasks = [wiring.load(name) for name in task_names]
+    ids = list(ids)
+    transaction.on_commit(lambda: _send(tasks, ids))
+
+
+def _send(tasks: list, ids: list[int]) -> None:
+    """Send one change's steps through one producer, taken from the pool once for all of them.
+    No step's result is kept: nothing reads it, and the sender would otherwise subscribe to
+    each step's result channel (Redis) on every page of a backfill."""
+    if not tasks:
+        return
+    app = tasks[0].app
+    if app.conf.task_always_eager:
+        for task in tasks:
+            task.apply_async(kwargs={"ids": ids})
+        return
+    with app.producer_or_acquire() as producer:
+        for task in tasks:
+            task.apply_async(kwargs={"ids": ids}, producer=producer, ignore_result=True)
 
 
 def issues_changed(ids: list[int]) -> None:
