@@ -45,8 +45,12 @@ demo: $(STAMP)
 
 test: test-unit test-integration
 
+# The unit tests run on every core (pytest-xdist; PYTEST_WORKERS=0 runs them in one process);
+# the integration tests share one Redis database and one Celery worker, so they run in one.
+PYTEST_WORKERS ?= auto
+
 test-unit: $(KERNELS_STAMP)
-	$(BIN)/python -m pytest -m "not integration" -q
+	$(BIN)/python -m pytest -m "not integration" -q -n $(PYTEST_WORKERS)
 
 test-integration: $(KERNELS_STAMP)
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) \

@@ -18,18 +18,48 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
+
+
+def env(name: str, default=""):
+    """The variable's value; unset or empty (spaces only) gives the default."""
+    value = os.environ.get(name, "")
+    return value if value.strip() else default
+
+
+def _env_number(name: str, default, kind: type, what: str):
+    value = env(name)
+    if value == "":
+        return default
+    try:
+        return kind(value.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be {what}, got {value!r}") from None
+
+
+def env_int(name: str, default: int) -> int:
+    return _env_number(name, default, int, "a whole number")
+
+
+def env_float(name: str, default: float) -> float:
+    return _env_number(name, default, float, "a number")
 
 
 def env_bool(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
-    if value is None or value.strip() == "":
+    value = env(name)
+    if value == "":
         return default
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
 def env_list(name: str, default: str = "") -> list[str]:
-    return [part.strip() for part in os.environ.get(name, default).split(",") if part.strip()]
+    return [part.strip() for part in env(name, default).split(",") if part.strip()]
+
+
+VAR_DIR = Path(env("VAR_DIR", BASE_DIR / "var"))
+# Each pytest-xdist worker (`make test` runs one per core) keeps its own files: model artifacts,
+# the webhook spool, built environments.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    VAR_DIR = VAR_DIR / os.environ["PYTEST_XDIST_WORKER"]
 
 
 def _first_on_path(names: list[str]) -> str:
@@ -37,7 +67,7 @@ def _first_on_path(names: list[str]) -> str:
 
 
 DEBUG = env_bool("DEBUG", False)
-SECRET_KEY = os.environ.get("SECRET_KEY", "")
+SECRET_KEY = env("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
@@ -117,7 +147,7 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "config.wsgi.application"
 
-DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'triage.sqlite3'}"
+DATABASE_URL = env("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'triage.sqlite3'}"
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -133,7 +163,7 @@ else:
     # A database host that drops packets fails a connection in seconds, not in the minutes of
     # TCP's retries: the webhook spools what it cannot store before GitHub's 10 s timeout.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "connect_timeout", int(os.environ.get("DATABASE_CONNECT_TIMEOUT_S", "3"))
+        "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT_S", 3)
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -147,23 +177,23 @@ SILENCED_SYSTEM_CHECKS = ["models.W047", "models.W040"]
 # sign-ins (the login page and the admin); the API throttles wrong tokens and busy clients. ------
 # Behind N reverse proxies that append to X-Forwarded-For, set TRUSTED_PROXY_COUNT=N so that the
 # lockout and the throttles see the client's address (config/client_ip.py), not the proxy's.
-TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: a locked-out sign-in never reaches a password
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 # by the pair (account, address): a stranger's wrong passwords cannot lock a maintainer out
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 # 0: locked until an admin unlocks (Admin -> Axes -> Access attempts, or axes_reset_username)
-LOGIN_LOCKOUT_MINUTES = int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "30"))
+LOGIN_LOCKOUT_MINUTES = env_int("LOGIN_LOCKOUT_MINUTES", 30)
 AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES) if LOGIN_LOCKOUT_MINUTES else None
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
 AXES_HTTP_RESPONSE_CODE = 429
-API_TOKEN_FAILURE_LIMIT = int(os.environ.get("API_TOKEN_FAILURE_LIMIT", "20"))
-API_TOKEN_FAILURE_WINDOW_S = int(os.environ.get("API_TOKEN_FAILURE_WINDOW_S", "900"))
+API_TOKEN_FAILURE_LIMIT = env_int("API_TOKEN_FAILURE_LIMIT", 20)
+API_TOKEN_FAILURE_WINDOW_S = env_int("API_TOKEN_FAILURE_WINDOW_S", 900)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -206,7 +236,7 @@ if not DEBUG:
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain http
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 
@@ -216,8 +246,8 @@ if not DEBUG:
 # data attribute), htmx with eval and its inline indicator <style> off (templates/base.html).
 # Images: our own files, and an image proxy's when one is configured (camo-compatible:
 # triage/views/image_proxy.py); without it, images in issue text are shown as links.
-IMAGE_PROXY_URL = os.environ.get("IMAGE_PROXY_URL", "").rstrip("/")
-IMAGE_PROXY_KEY = os.environ.get("IMAGE_PROXY_KEY", "")
+IMAGE_PROXY_URL = env("IMAGE_PROXY_URL", "").rstrip("/")
+IMAGE_PROXY_KEY = env("IMAGE_PROXY_KEY", "")
 _image_proxy = urlsplit(IMAGE_PROXY_URL)
 if IMAGE_PROXY_URL and (_image_proxy.scheme not in ("http", "https") or not _image_proxy.netloc):
     raise ImproperlyConfigured(f"IMAGE_PROXY_URL must be an http(s) URL, not {IMAGE_PROXY_URL!r}")
@@ -254,7 +284,7 @@ PERMISSIONS_POLICY = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = 26 * 1024 * 1024
 
 # --- Redis, Celery, cache -------------------------------------------------------------------
-REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_URL = env("REDIS_URL", "")
 
 if REDIS_URL:
     CACHES = {
@@ -298,7 +328,7 @@ CELERY_RESULT_EXPIRES = 3600
 # waits up to an hour for GitHub's reset, and its countdowns stay under 90% of this
 # (triage/sources/github/sync.py). Every worker looks for expired tasks a quarter of it apart
 # (<= 10 s).
-TASK_VISIBILITY_TIMEOUT_S = int(os.environ.get("TASK_VISIBILITY_TIMEOUT_S", "7200"))
+TASK_VISIBILITY_TIMEOUT_S = env_int("TASK_VISIBILITY_TIMEOUT_S", 7200)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": TASK_VISIBILITY_TIMEOUT_S,
     "unacked_restore_interval": max(1, min(10, TASK_VISIBILITY_TIMEOUT_S // 4)),
@@ -316,38 +346,38 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # One beat sends at a time (config/beat_scheduler.py): it holds a lease in Redis, renewed every
 # tick; a standby beat takes over BEAT_LEASE_S after the leader stops renewing.
 CELERY_BEAT_SCHEDULER = "config.beat_scheduler:LeaderDatabaseScheduler"
-BEAT_LEASE_S = float(os.environ.get("BEAT_LEASE_S", "30"))
+BEAT_LEASE_S = env_float("BEAT_LEASE_S", 30.0)
 CELERY_TIMEZONE = TIME_ZONE
 
 # --- GitHub --------------------------------------------------------------------------------
-GITHUB_TOKEN = os.environ.get("GITHUB_TOKEN", "")
-GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com").rstrip("/")
-GITHUB_WEBHOOK_SECRET = os.environ.get("GITHUB_WEBHOOK_SECRET", "")
+GITHUB_TOKEN = env("GITHUB_TOKEN", "")
+GITHUB_API_URL = env("GITHUB_API_URL", "https://api.github.com").rstrip("/")
+GITHUB_WEBHOOK_SECRET = env("GITHUB_WEBHOOK_SECRET", "")
 # A GitHub App (its id and PEM private key, as text or as a file): when set, every call for a
 # repository carries the token of the App's installation that holds it, instead of GITHUB_TOKEN
 # (triage/sources/github/app_auth.py); the App's webhook deliveries are read with its JWT
 # (triage/sources/github/redelivery.py). docs/DEPLOYMENT.md: creating and installing the App.
-GITHUB_APP_ID = os.environ.get("GITHUB_APP_ID", "")
-GITHUB_APP_PRIVATE_KEY = os.environ.get("GITHUB_APP_PRIVATE_KEY", "")
-GITHUB_APP_PRIVATE_KEY_PATH = os.environ.get("GITHUB_APP_PRIVATE_KEY_PATH", "")
+GITHUB_APP_ID = env("GITHUB_APP_ID", "")
+GITHUB_APP_PRIVATE_KEY = env("GITHUB_APP_PRIVATE_KEY", "")
+GITHUB_APP_PRIVATE_KEY_PATH = env("GITHUB_APP_PRIVATE_KEY_PATH", "")
 GITHUB_REPOS = env_list("GITHUB_REPOS")
-GITHUB_SYNC_INTERVAL_MINUTES = int(os.environ.get("GITHUB_SYNC_INTERVAL_MINUTES", "10"))
-GITHUB_HTTP_TIMEOUT = int(os.environ.get("GITHUB_HTTP_TIMEOUT", "30"))
+GITHUB_SYNC_INTERVAL_MINUTES = env_int("GITHUB_SYNC_INTERVAL_MINUTES", 10)
+GITHUB_HTTP_TIMEOUT = env_int("GITHUB_HTTP_TIMEOUT", 30)
 GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024
 # Processed and ignored deliveries (their raw bodies, 5-30 kB each) are deleted after this many
 # days by a daily beat job; failed and pending ones are kept. 0: kept for ever.
-WEBHOOK_DELIVERY_RETENTION_DAYS = int(os.environ.get("WEBHOOK_DELIVERY_RETENTION_DAYS", "30"))
+WEBHOOK_DELIVERY_RETENTION_DAYS = env_int("WEBHOOK_DELIVERY_RETENTION_DAYS", 30)
 # A verified delivery the database cannot take (down, unreachable) is kept here, one fsynced file
 # each, answered 202, and moved into the database by the web process once it is back
 # (triage/services/webhook_spool.py). Local disk of each web host; past the bound: 503.
-WEBHOOK_SPOOL_DIR = Path(os.environ.get("WEBHOOK_SPOOL_DIR", VAR_DIR / "webhook-spool"))
-WEBHOOK_SPOOL_MAX_BYTES = int(os.environ.get("WEBHOOK_SPOOL_MAX_BYTES", str(2 * 1024**3)))
-WEBHOOK_SPOOL_DRAIN_INTERVAL_S = float(os.environ.get("WEBHOOK_SPOOL_DRAIN_INTERVAL_S", "2"))
+WEBHOOK_SPOOL_DIR = Path(env("WEBHOOK_SPOOL_DIR", VAR_DIR / "webhook-spool"))
+WEBHOOK_SPOOL_MAX_BYTES = env_int("WEBHOOK_SPOOL_MAX_BYTES", 2 * 1024**3)
+WEBHOOK_SPOOL_DRAIN_INTERVAL_S = env_float("WEBHOOK_SPOOL_DRAIN_INTERVAL_S", 2.0)
 # Acting on GitHub (triage/services/outbox.py): every write is opted in per repository and per
 # action in the admin; this stops them all at once (as does the switch on the settings page).
 GITHUB_WRITES_STOPPED = env_bool("GITHUB_WRITES_STOPPED", False)
 # The login the service's token writes as (its comments are found again by it); "" asks GET /user.
-GITHUB_BOT_LOGIN = os.environ.get("GITHUB_BOT_LOGIN", "")
+GITHUB_BOT_LOGIN = env("GITHUB_BOT_LOGIN", "")
 # Needs-info (triage/services/needs_info.py): which facts a new bug must give, which issues are
 # new, when to remind and when to close (days without the reporter's answer).
 NEEDS_INFO_FACTS = env_list("NEEDS_INFO_FACTS") or [
@@ -357,17 +387,17 @@ NEEDS_INFO_FACTS = env_list("NEEDS_INFO_FACTS") or [
     "steps",
     "rocminfo",
 ]
-NEEDS_INFO_NEW_DAYS = int(os.environ.get("NEEDS_INFO_NEW_DAYS", "30"))
-NEEDS_INFO_REMIND_DAYS = int(os.environ.get("NEEDS_INFO_REMIND_DAYS", "14"))
-NEEDS_INFO_CLOSE_DAYS = int(os.environ.get("NEEDS_INFO_CLOSE_DAYS", "14"))
-NEEDS_INFO_LABEL = os.environ.get("NEEDS_INFO_LABEL", "needs info")
-NEEDS_INFO_MIN_KIND_CONFIDENCE = float(os.environ.get("NEEDS_INFO_MIN_KIND_CONFIDENCE", "0.7"))
+NEEDS_INFO_NEW_DAYS = env_int("NEEDS_INFO_NEW_DAYS", 30)
+NEEDS_INFO_REMIND_DAYS = env_int("NEEDS_INFO_REMIND_DAYS", 14)
+NEEDS_INFO_CLOSE_DAYS = env_int("NEEDS_INFO_CLOSE_DAYS", 14)
+NEEDS_INFO_LABEL = env("NEEDS_INFO_LABEL", "needs info")
+NEEDS_INFO_MIN_KIND_CONFIDENCE = env_float("NEEDS_INFO_MIN_KIND_CONFIDENCE", 0.7)
 # ROCm's support matrix (classifiers/support_matrix.py): releases added to or replacing the
 # bundled table, {"linux": {"6.4.0": ["gfx942", ...]}, "windows": {...}}.
 ROCM_SUPPORT_MATRIX: dict = {}
 # Ownership (triage/services/ownership.py): a component this sure routes to its owners; issues
 # without a maintainer's response this many hours after opening escalate (by severity).
-OWNERSHIP_MIN_CONFIDENCE = float(os.environ.get("OWNERSHIP_MIN_CONFIDENCE", "0.8"))
+OWNERSHIP_MIN_CONFIDENCE = env_float("OWNERSHIP_MIN_CONFIDENCE", 0.8)
 OWNERSHIP_ESCALATION_EMAILS = env_list("OWNERSHIP_ESCALATION_EMAILS")
 RESPONSE_DEADLINE_HOURS = {
     severity: int(hours)
@@ -380,92 +410,90 @@ RESPONSE_DEADLINE_HOURS = {
 # Response times (triage/selectors/response_times.py): the maintainers' goal for a first
 # response (working days: Monday to Friday, UTC; holidays not known), the days of issues the
 # figures look back over, and who gets the weekly digest where no owner is known.
-RESPONSE_GOAL_WORKING_DAYS = int(os.environ.get("RESPONSE_GOAL_WORKING_DAYS", "3"))
-RESPONSE_WINDOW_DAYS = int(os.environ.get("RESPONSE_WINDOW_DAYS", "90"))
+RESPONSE_GOAL_WORKING_DAYS = env_int("RESPONSE_GOAL_WORKING_DAYS", 3)
+RESPONSE_WINDOW_DAYS = env_int("RESPONSE_WINDOW_DAYS", 90)
 RESPONSE_DIGEST_RECIPIENTS = env_list("RESPONSE_DIGEST_RECIPIENTS")
 # A backfill (a first or --full sync) stops when its budget (the token's, or its App
 # installation's) falls to this many requests, and goes on after the reset: the rest is for the
 # other repositories' incremental syncs and the outbox's writes.
-GITHUB_RATE_RESERVE = int(os.environ.get("GITHUB_RATE_RESERVE", "500"))
+GITHUB_RATE_RESERVE = env_int("GITHUB_RATE_RESERVE", 500)
 # A backfill makes this many requests at a time, then goes on at the back of the ingest queue:
 # the syncs that queued meanwhile (other repositories' backfills too) are not held behind it.
-GITHUB_BACKFILL_SLICE_REQUESTS = int(os.environ.get("GITHUB_BACKFILL_SLICE_REQUESTS", "200"))
+GITHUB_BACKFILL_SLICE_REQUESTS = env_int("GITHUB_BACKFILL_SLICE_REQUESTS", 200)
 # A repository whose events arrive by webhook (its App installation's, or a delivery in the last
 # day) is kept current by them: its scheduled sync, a reconciliation, runs this often.
-GITHUB_WEBHOOK_FED_SYNC_MINUTES = int(os.environ.get("GITHUB_WEBHOOK_FED_SYNC_MINUTES", "360"))
+GITHUB_WEBHOOK_FED_SYNC_MINUTES = env_int("GITHUB_WEBHOOK_FED_SYNC_MINUTES", 360)
 # 5xx answers are retried this many times inside one request, with exponential backoff.
-GITHUB_RETRIES = int(os.environ.get("GITHUB_RETRIES", "4"))
-GITHUB_RETRY_BACKOFF = float(os.environ.get("GITHUB_RETRY_BACKOFF", "0.5"))
+GITHUB_RETRIES = env_int("GITHUB_RETRIES", 4)
+GITHUB_RETRY_BACKOFF = env_float("GITHUB_RETRY_BACKOFF", 0.5)
 
 # --- X (Twitter) API v2 -----------------------------------------------------------------------
-X_BEARER_TOKEN = os.environ.get("X_BEARER_TOKEN", "")
-X_API_URL = os.environ.get("X_API_URL", "https://api.twitter.com").rstrip("/")
-X_SYNC_INTERVAL_MINUTES = int(os.environ.get("X_SYNC_INTERVAL_MINUTES", "15"))
+X_BEARER_TOKEN = env("X_BEARER_TOKEN", "")
+X_API_URL = env("X_API_URL", "https://api.twitter.com").rstrip("/")
+X_SYNC_INTERVAL_MINUTES = env_int("X_SYNC_INTERVAL_MINUTES", 15)
 # Recent search reads are capped per month by the API plan; each saved search gets this budget.
-X_MONTHLY_POST_BUDGET = int(os.environ.get("X_MONTHLY_POST_BUDGET", "10000"))
+X_MONTHLY_POST_BUDGET = env_int("X_MONTHLY_POST_BUDGET", 10000)
 
 # Spikes: an hour above mean + 3 standard deviations of the trailing 14 days, and at least this.
-SPIKE_MIN_POSTS = int(os.environ.get("SPIKE_MIN_POSTS", "10"))
+SPIKE_MIN_POSTS = env_int("SPIKE_MIN_POSTS", 10)
 SPIKE_EMAIL_RECIPIENTS = env_list("SPIKE_EMAIL_RECIPIENTS")
-SPIKE_SLACK_WEBHOOK_URL = os.environ.get("SPIKE_SLACK_WEBHOOK_URL", "")
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
-EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "rocm-triage@localhost")
+SPIKE_SLACK_WEBHOOK_URL = env("SPIKE_SLACK_WEBHOOK_URL", "")
+EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env("EMAIL_HOST", "localhost")
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "rocm-triage@localhost")
 
 # --- Kernel bug reproduction (kernels_ci, issue 6) -----------------------------------------------
 # This worker's runner: its GPU architecture (or cpu) and ROCm version; it consumes repro.<arch>.
-KERNELS_CI_RUNNER_ARCH = os.environ.get("KERNELS_CI_RUNNER_ARCH", "cpu")
-KERNELS_CI_ROCM_VERSION = os.environ.get("KERNELS_CI_ROCM_VERSION", "")
-KERNELS_CI_RUNS_PER_ATTEMPT = int(os.environ.get("KERNELS_CI_RUNS_PER_ATTEMPT", "5"))
-KERNELS_CI_RUN_TIMEOUT_S = int(os.environ.get("KERNELS_CI_RUN_TIMEOUT_S", "120"))
-KERNELS_CI_MEMORY_BYTES = int(os.environ.get("KERNELS_CI_MEMORY_BYTES", str(8 * 1024**3)))
-KERNELS_CI_NPROC = int(os.environ.get("KERNELS_CI_NPROC", "512"))  # tasks per run
-KERNELS_CI_OUTPUT_BYTES = int(os.environ.get("KERNELS_CI_OUTPUT_BYTES", str(64 * 1024)))
-KERNELS_CI_CONTAINER_CLI = os.environ.get("KERNELS_CI_CONTAINER_CLI", "docker")
-KERNELS_CI_ROCM_IMAGE = os.environ.get("KERNELS_CI_ROCM_IMAGE", "")  # NAME@sha256:<digest>
+KERNELS_CI_RUNNER_ARCH = env("KERNELS_CI_RUNNER_ARCH", "cpu")
+KERNELS_CI_ROCM_VERSION = env("KERNELS_CI_ROCM_VERSION", "")
+KERNELS_CI_RUNS_PER_ATTEMPT = env_int("KERNELS_CI_RUNS_PER_ATTEMPT", 5)
+KERNELS_CI_RUN_TIMEOUT_S = env_int("KERNELS_CI_RUN_TIMEOUT_S", 120)
+KERNELS_CI_MEMORY_BYTES = env_int("KERNELS_CI_MEMORY_BYTES", 8 * 1024**3)
+KERNELS_CI_NPROC = env_int("KERNELS_CI_NPROC", 512)  # tasks per run
+KERNELS_CI_OUTPUT_BYTES = env_int("KERNELS_CI_OUTPUT_BYTES", 64 * 1024)
+KERNELS_CI_CONTAINER_CLI = env("KERNELS_CI_CONTAINER_CLI", "docker")
+KERNELS_CI_ROCM_IMAGE = env("KERNELS_CI_ROCM_IMAGE", "")  # NAME@sha256:<digest>
 # The ROCm ladder of a GPU runner: one image pinned by digest per ROCm series, for attempts on
 # the reporter's ROCm and bisections over series ("6.2=rocm/pytorch@sha256:...,6.3=...").
 KERNELS_CI_ROCM_IMAGES = dict(
     entry.split("=", 1) for entry in env_list("KERNELS_CI_ROCM_IMAGES") if "=" in entry
 )
-KERNELS_CI_RENDER_DEVICE = os.environ.get("KERNELS_CI_RENDER_DEVICE", "/dev/dri/renderD128")
-KERNELS_CI_KFD_DEVICE = os.environ.get("KERNELS_CI_KFD_DEVICE", "/dev/kfd")
-KERNELS_CI_CONTAINER_CPUS = os.environ.get("KERNELS_CI_CONTAINER_CPUS", "4")
-KERNELS_CI_CONTAINER_MEMORY = os.environ.get("KERNELS_CI_CONTAINER_MEMORY", "16g")
-KERNELS_CI_CONTAINER_PIDS = int(os.environ.get("KERNELS_CI_CONTAINER_PIDS", "512"))
-KERNELS_CI_HEARTBEAT_S = int(os.environ.get("KERNELS_CI_HEARTBEAT_S", "30"))
-KERNELS_CI_MIN_FREE_DISK_BYTES = int(os.environ.get("KERNELS_CI_MIN_FREE_DISK", str(2 * 1024**3)))
+KERNELS_CI_RENDER_DEVICE = env("KERNELS_CI_RENDER_DEVICE", "/dev/dri/renderD128")
+KERNELS_CI_KFD_DEVICE = env("KERNELS_CI_KFD_DEVICE", "/dev/kfd")
+KERNELS_CI_CONTAINER_CPUS = env("KERNELS_CI_CONTAINER_CPUS", "4")
+KERNELS_CI_CONTAINER_MEMORY = env("KERNELS_CI_CONTAINER_MEMORY", "16g")
+KERNELS_CI_CONTAINER_PIDS = env_int("KERNELS_CI_CONTAINER_PIDS", 512)
+KERNELS_CI_HEARTBEAT_S = env_int("KERNELS_CI_HEARTBEAT_S", 30)
+KERNELS_CI_MIN_FREE_DISK_BYTES = env_int("KERNELS_CI_MIN_FREE_DISK", 2 * 1024**3)
 KERNELS_CI_VERIFY_PASSES = 3  # consecutive passing attempts for "verified fixed"
 # The sandbox (kernels_ci/sandbox.py): util-linux unshare, the uid a root worker runs reproducers
 # as, extra read-only paths a run sees besides what kernels_ci/sandbox_root.py binds, and a
 # delegated cgroup v2 directory ("" = auto, "off").
-KERNELS_CI_UNSHARE = os.environ.get("KERNELS_CI_UNSHARE", "unshare")
-KERNELS_CI_SANDBOX_UID = int(os.environ.get("KERNELS_CI_SANDBOX_UID", "65534"))
+KERNELS_CI_UNSHARE = env("KERNELS_CI_UNSHARE", "unshare")
+KERNELS_CI_SANDBOX_UID = env_int("KERNELS_CI_SANDBOX_UID", 65534)
 KERNELS_CI_SANDBOX_BIND = env_list("KERNELS_CI_SANDBOX_BIND")
-KERNELS_CI_CGROUP = os.environ.get("KERNELS_CI_CGROUP", "")
-KERNELS_CI_DISK_BYTES = int(os.environ.get("KERNELS_CI_DISK_BYTES", str(1024**3)))
+KERNELS_CI_CGROUP = env("KERNELS_CI_CGROUP", "")
+KERNELS_CI_DISK_BYTES = env_int("KERNELS_CI_DISK_BYTES", 1024**3)
 # Post one comment with each finished attempt's result on the GitHub issue: off when empty;
 # "*" for every repository, or a list of OWNER/NAME.
 KERNELS_CI_GITHUB_COMMENT = env_list("KERNELS_CI_GITHUB_COMMENT")
 # load_demo runs the demo reproducers (about 30 s on 2 cores) when the kernels extra is installed.
 KERNELS_CI_DEMO_RUN = env_bool("KERNELS_CI_DEMO_RUN", True)
 # Where a failure that only AMD targets show is routed: the component of Triton's AMD backend.
-KERNELS_CI_AMD_BACKEND_COMPONENT = os.environ.get(
-    "KERNELS_CI_AMD_BACKEND_COMPONENT", "triton: AMD backend"
-)
+KERNELS_CI_AMD_BACKEND_COMPONENT = env("KERNELS_CI_AMD_BACKEND_COMPONENT", "triton: AMD backend")
 # Per-version environments (kernels_ci/environments.py): where a runner keeps them (not under the
 # project, VAR_DIR or the worker's home: a run reads them), their total size, the size assumed
 # for a first one, and how long one may take to install.
-KERNELS_CI_ENV_DIR = os.environ.get(
+KERNELS_CI_ENV_DIR = env(
     "KERNELS_CI_ENV_DIR",
     f"/var/tmp/kernels-ci-envs-{os.getuid()}",  # noqa: S108 - the worker's own, checked on use
 )
-KERNELS_CI_ENV_CACHE_BYTES = int(os.environ.get("KERNELS_CI_ENV_CACHE_BYTES", str(10 * 1024**3)))
+KERNELS_CI_ENV_CACHE_BYTES = env_int("KERNELS_CI_ENV_CACHE_BYTES", 10 * 1024**3)
 KERNELS_CI_ENV_SIZE_GUESS = 600 * 1024**2  # a Triton release installed: 550-600 MB
-KERNELS_CI_ENV_BUILD_TIMEOUT_S = int(os.environ.get("KERNELS_CI_ENV_BUILD_TIMEOUT_S", "900"))
+KERNELS_CI_ENV_BUILD_TIMEOUT_S = env_int("KERNELS_CI_ENV_BUILD_TIMEOUT_S", 900)
 # ROCm's linker for Triton releases before 3.5 compiling for AMD targets (they call
 # /opt/rocm/llvm/bin/ld.lld); unset: ld.lld or ld.lld-NN found on PATH (Debian's lld-16 package).
-KERNELS_CI_HIP_LLD_PATH = os.environ.get("KERNELS_CI_HIP_LLD_PATH") or _first_on_path(
+KERNELS_CI_HIP_LLD_PATH = env("KERNELS_CI_HIP_LLD_PATH") or _first_on_path(
     ["ld.lld", *(f"ld.lld-{n}" for n in range(20, 13, -1))]
 )
 
@@ -487,9 +515,9 @@ ROLES = {
 # An OAuth App's client id and secret (secret from the environment only); the login page offers
 # "Sign in with GitHub" only with both set. GitHub Enterprise: GITHUB_WEB_URL (where users sign in,
 # https://ghe.example.com) beside GITHUB_API_URL (https://ghe.example.com/api/v3).
-GITHUB_OAUTH_CLIENT_ID = os.environ.get("GITHUB_OAUTH_CLIENT_ID", "")
-GITHUB_OAUTH_CLIENT_SECRET = os.environ.get("GITHUB_OAUTH_CLIENT_SECRET", "")
-GITHUB_WEB_URL = os.environ.get("GITHUB_WEB_URL", "https://github.com").rstrip("/")
+GITHUB_OAUTH_CLIENT_ID = env("GITHUB_OAUTH_CLIENT_ID", "")
+GITHUB_OAUTH_CLIENT_SECRET = env("GITHUB_OAUTH_CLIENT_SECRET", "")
+GITHUB_WEB_URL = env("GITHUB_WEB_URL", "https://github.com").rstrip("/")
 
 
 def _github_team_roles(text: str) -> dict[str, list[str]]:
@@ -514,7 +542,7 @@ def _github_team_roles(text: str) -> dict[str, list[str]]:
 
 # Roles from organization teams, set at every sign-in with GitHub and daily: a GitHub user holds
 # exactly the mapped roles of their teams (the roles named here; others are left alone).
-GITHUB_TEAM_ROLES = _github_team_roles(os.environ.get("GITHUB_TEAM_ROLES", ""))
+GITHUB_TEAM_ROLES = _github_team_roles(env("GITHUB_TEAM_ROLES", ""))
 SOCIALACCOUNT_PROVIDERS = {
     "github": {
         "SCOPE": ["read:user", "user:email", "read:org"],
@@ -538,7 +566,7 @@ ACCOUNT_SIGNUP_FIELDS = ["username*"]
 # classifier models, repro backends): config/wiring.py, the one place that lists them.
 
 # --- Classifiers (issue 3) ----------------------------------------------------------------------
-CLASSIFIER_ARTIFACT_DIR = Path(os.environ.get("CLASSIFIER_ARTIFACT_DIR", VAR_DIR / "models"))
+CLASSIFIER_ARTIFACT_DIR = Path(env("CLASSIFIER_ARTIFACT_DIR", VAR_DIR / "models"))
 # Sentence embeddings (all-MiniLM-L6-v2) beside TF-IDF for kind/component/severity: needs the
 # `embeddings` extra; +0.02 macro-F1 on NLBSE'24, 20x slower prediction (docs/PERFORMANCE.md).
 CLASSIFIER_EMBEDDINGS = env_bool("CLASSIFIER_EMBEDDINGS", False)
@@ -547,21 +575,19 @@ CLASSIFIER_EMBEDDINGS = env_bool("CLASSIFIER_EMBEDDINGS", False)
 CLASSIFIER_LABEL_MAPS: dict = {}
 # kind: each repository's model learns from its own issues (weight 1) and the other
 # repositories' issues at this weight; 1 trains one pooled model (docs/PERFORMANCE.md).
-CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT = float(
-    os.environ.get("CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT", "0.3")
+CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT = env_float(
+    "CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT", 0.3
 )
 # The sentiment model's base set (CSV, columns text and label): the weekly retraining and
 # `train_classifier sentiment` train on it with the triagers' sentiment corrections on top.
-CLASSIFIER_SENTIMENT_CSV = os.environ.get("CLASSIFIER_SENTIMENT_CSV", "")
+CLASSIFIER_SENTIMENT_CSV = env("CLASSIFIER_SENTIMENT_CSV", "")
 # Priority weights (points per part), merged over triage/services/priority.py's defaults.
 PRIORITY_WEIGHTS: dict = {}
 # Severity's hardware tiers: {"gfx target" or a GPU name's words: "datacenter" | "consumer" |
 # "unsupported"}, merged over classifiers/severity.py's defaults (ROCm's support matrix).
 SEVERITY_HARDWARE_TIERS: dict = {}
 # Label write-back (per repository, off by default): predictions at least this confident.
-CLASSIFIER_WRITEBACK_MIN_CONFIDENCE = float(
-    os.environ.get("CLASSIFIER_WRITEBACK_MIN_CONFIDENCE", "0.9")
-)
+CLASSIFIER_WRITEBACK_MIN_CONFIDENCE = env_float("CLASSIFIER_WRITEBACK_MIN_CONFIDENCE", 0.9)
 
 # --- REST API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -575,7 +601,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     # per client: a CI system polling readiness, a script reading the queue (429 past it)
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.UserRateThrottle"],
-    "DEFAULT_THROTTLE_RATES": {"user": os.environ.get("API_RATE_LIMIT", "1200/minute")},
+    "DEFAULT_THROTTLE_RATES": {"user": env("API_RATE_LIMIT", "1200/minute")},
     "NUM_PROXIES": TRUSTED_PROXY_COUNT or None,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # The browsable API allows its own style attributes (config/browsable_api.py).
@@ -604,7 +630,7 @@ SPECTACULAR_SETTINGS = {
 # --- Logging: never log secrets; tokens only live in the environment -------------------------
 # The DEBUG error page and error e-mails with every secret redacted (DATABASE_URL's password too).
 DEFAULT_EXCEPTION_REPORTER = "config.error_views.SecretsHiddenExceptionReporter"
-LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+LOG_LEVEL = env("LOG_LEVEL", "INFO").upper()
 
 
 def _client_log_level(quiet: str) -> str:

@@ -99,3 +99,23 @@ def test_database_url_selects_postgres(tmp_path):
         tmp_path, SECRET_KEY="s3cret", DATABASE_URL="postgres://postgres@127.0.0.1:5432/x"
     )
     assert values["database"] == "django.db.backends.postgresql"
+
+
+def test_an_empty_variable_counts_as_unset(tmp_path):
+    found = shown(
+        tmp_path,
+        DEBUG="1",
+        REDIS_URL="",
+        GITHUB_API_URL="",
+        CLASSIFIER_WRITEBACK_MIN_CONFIDENCE=" ",
+    )
+    assert found["eager"] is True and found["cache"].endswith("LocMemCache")
+    assert found["github_api_url"] == "https://api.github.com"
+    assert found["writeback_min_confidence"] == 0.9
+
+
+def test_a_number_that_is_not_one_names_its_variable(tmp_path):
+    done = load_settings(tmp_path, DEBUG="1", CLASSIFIER_WRITEBACK_MIN_CONFIDENCE="high")
+    assert done.returncode != 0
+    assert "CLASSIFIER_WRITEBACK_MIN_CONFIDENCE must be a number, got 'high'" in done.stderr
+    assert "Traceback" in done.stderr and "ValueError" not in done.stderr
