@@ -79,6 +79,17 @@ def test_each_backend_is_a_module_describing_itself_by_its_name(name, dotted):
     assert callable(module.available) and callable(module.execute)
 
 
+@pytest.mark.parametrize(("name", "dotted"), wiring.COMMENT_COMMANDS.items())
+def test_each_comment_command_takes_what_the_comment_handler_passes_and_is_no_triage_command(
+    name, dotted
+):
+    from triage.services.commands import TRIAGE_COMMANDS
+
+    assert name not in TRIAGE_COMMANDS  # a triage command of the same name would shadow it
+    arguments = {"issue": None, "argument": "7.9", "login": "maintainer", "ref": ""}
+    assert takes(wiring.load(dotted), arguments)
+
+
 def test_a_misspelled_entry_fails_to_load():
     with pytest.raises(ImportError):
         wiring.load("triage.panels.home.triage_panle")
