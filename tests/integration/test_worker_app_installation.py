@@ -18,7 +18,7 @@ from triage.sources.github.client import GitHubError, issue_comment_create
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 SECRET = "integration-webhook-secret"
-REPO = "ROCm/rocm-systems"
+REPO = "ROCm/it-app-permissions"  # its own: the emulator lives for the whole session
 APP_ID = 4242
 
 
