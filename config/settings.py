@@ -55,6 +55,22 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [part.strip() for part in env(name, default).split(",") if part.strip()]
 
 
+def env_pairs(name: str, default: str = "", *, keys=None, number: bool = False) -> dict:
+    """ "KEY=VALUE,KEY=VALUE" as a dict; an entry that is not KEY=VALUE, a key not in `keys`
+    (when given) or, with `number`, a value that is not a whole number stops the process with
+    an error naming the variable and the entry."""
+    pairs = {}
+    for entry in env_list(name, default):
+        key, _, value = (side.strip() for side in entry.partition("="))
+        if not key or not value or (keys is not None and key not in keys):
+            known = f" (keys: {', '.join(keys)})" if keys is not None else ""
+            raise ImproperlyConfigured(f"{name}: {entry!r} is not KEY=VALUE{known}")
+        if number and not value.isdigit():
+            raise ImproperlyConfigured(f"{name}: {entry!r}: {value!r} is not a whole number")
+        pairs[key] = int(value) if number else value
+    return pairs
+
+
 VAR_DIR = Path(env("VAR_DIR", BASE_DIR / "var"))
 # Each pytest-xdist worker (`make test` runs one per core) keeps its own files: model artifacts,
 # the webhook spool, built environments.
@@ -399,14 +415,13 @@ ROCM_SUPPORT_MATRIX: dict = {}
 # without a maintainer's response this many hours after opening escalate (by severity).
 OWNERSHIP_MIN_CONFIDENCE = env_float("OWNERSHIP_MIN_CONFIDENCE", 0.8)
 OWNERSHIP_ESCALATION_EMAILS = env_list("OWNERSHIP_ESCALATION_EMAILS")
-RESPONSE_DEADLINE_HOURS = {
-    severity: int(hours)
-    for severity, _, hours in (
-        part.partition("=")
-        for part in env_list("RESPONSE_DEADLINE_HOURS", "critical=24,high=72,medium=168,low=336")
-    )
-    if hours.strip().isdigit()
-}
+# The whole table: a severity left out is not escalated for lack of a response.
+RESPONSE_DEADLINE_HOURS = env_pairs(
+    "RESPONSE_DEADLINE_HOURS",
+    "critical=24,high=72,medium=168,low=336",
+    keys=("critical", "high", "medium", "low"),
+    number=True,
+)
 # Response times (triage/selectors/response_times.py): the maintainers' goal for a first
 # response (working days: Monday to Friday, UTC; holidays not known), the days of issues the
 # figures look back over, and who gets the weekly digest where no owner is known.
@@ -455,9 +470,7 @@ KERNELS_CI_CONTAINER_CLI = env("KERNELS_CI_CONTAINER_CLI", "docker")
 KERNELS_CI_ROCM_IMAGE = env("KERNELS_CI_ROCM_IMAGE", "")  # NAME@sha256:<digest>
 # The ROCm ladder of a GPU runner: one image pinned by digest per ROCm series, for attempts on
 # the reporter's ROCm and bisections over series ("6.2=rocm/pytorch@sha256:...,6.3=...").
-KERNELS_CI_ROCM_IMAGES = dict(
-    entry.split("=", 1) for entry in env_list("KERNELS_CI_ROCM_IMAGES") if "=" in entry
-)
+KERNELS_CI_ROCM_IMAGES = env_pairs("KERNELS_CI_ROCM_IMAGES")
 KERNELS_CI_RENDER_DEVICE = env("KERNELS_CI_RENDER_DEVICE", "/dev/dri/renderD128")
 KERNELS_CI_KFD_DEVICE = env("KERNELS_CI_KFD_DEVICE", "/dev/kfd")
 KERNELS_CI_CONTAINER_CPUS = env("KERNELS_CI_CONTAINER_CPUS", "4")

@@ -24,6 +24,7 @@ print(json.dumps({
     "database": settings.DATABASES["default"]["ENGINE"],
     "repos": settings.GITHUB_REPOS,
     "writeback_min_confidence": settings.CLASSIFIER_WRITEBACK_MIN_CONFIDENCE,
+    "deadlines": settings.RESPONSE_DEADLINE_HOURS,
 }))
 """
 
@@ -119,3 +120,22 @@ def test_a_number_that_is_not_one_names_its_variable(tmp_path):
     assert done.returncode != 0
     assert "CLASSIFIER_WRITEBACK_MIN_CONFIDENCE must be a number, got 'high'" in done.stderr
     assert "Traceback" in done.stderr and "ValueError" not in done.stderr
+
+
+def test_response_deadlines_are_read_whole_and_a_malformed_one_names_its_entry(tmp_path):
+    assert shown(tmp_path, DEBUG="1")["deadlines"] == {
+        "critical": 24,
+        "high": 72,
+        "medium": 168,
+        "low": 336,
+    }
+    found = shown(tmp_path, DEBUG="1", RESPONSE_DEADLINE_HOURS="critical=12, high=48")
+    assert found["deadlines"] == {"critical": 12, "high": 48}
+
+    for value, said in [
+        ("critical=1d", "RESPONSE_DEADLINE_HOURS: 'critical=1d': '1d' is not a whole number"),
+        ("crtical=24", "RESPONSE_DEADLINE_HOURS: 'crtical=24' is not KEY=VALUE (keys: critical"),
+    ]:
+        done = load_settings(tmp_path, DEBUG="1", RESPONSE_DEADLINE_HOURS=value)
+        assert done.returncode != 0
+        assert said in done.stderr
