@@ -7,12 +7,15 @@ import io
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from tests.fakes.github_api import GitHubEmulator, github_for_settings
 from triage.models import Comment, Issue, Label, Person, Repository, SyncState
-from triage.services import tracking
+from triage.services import tracking, upsert
 from triage.sources.github import sync
 from triage.sources.github.client import GitHubSource, RateLimited
+from triage.sources.records import PersonRecord
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -487,3 +490,35 @@ def test_a_rate_limit_holds_only_the_repositories_of_its_budget(populated):
     )
     assert sync.rate_limited_until(installed) is not None
     assert sync.rate_limited_until(token) is None, "another budget"
+
+
+def test_a_backfill_writes_each_person_and_label_once_not_on_every_page(populated):
+    with CaptureQueriesContext(connection) as queries:
+        run_sync()
+
+    def writes(table):
+        return [
+            q for q in queries.captured_queries if q["sql"].startswith(f'INSERT INTO "{table}"')
+        ]
+
+    assert Issue.objects.count() == 251  # three pages of issues, all by one author, two labels
+    assert len(writes("triage_label")) == 1
+    assert len(writes("triage_person")) == 1
+    assert Issue.objects.get(number=250).labels.count() == 2
+
+
+def test_within_a_sync_a_changed_person_is_written_and_a_rolled_back_one_is_written_again():
+    def person(login):
+        return PersonRecord(source="github", external_id="583231", login=login, name="Mona")
+
+    key = ("github", "583231")
+    with upsert.sync_memo():
+        upsert.persons_upsert(people=[person("mona")])
+        upsert.persons_upsert(people=[person("mona-renamed")])
+        assert Person.objects.get().login == "mona-renamed"
+
+        with pytest.raises(RuntimeError), transaction.atomic():  # a page that fails
+            upsert.persons_upsert(people=[person("hubot")])
+            raise RuntimeError("the page's issue upsert failed")
+        found = upsert.persons_upsert(people=[person("hubot")])  # the next try of that page
+    assert Person.objects.get(pk=found[key]).login == "hubot"

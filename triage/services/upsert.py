@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import psycopg
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
@@ -194,6 +196,39 @@ PERSON_FIELDS = ("login", "name", "avatar_url", "html_url", "type", "site_admin"
 PERSON_TEXT_LIMITS = {"login": 100, "name": 255, "type": 32}
 
 
+# Within one sync, a person or a label already written with the same values is not written again:
+# a backfill's pages name the same few hundred people and the same labels on every page.
+_written: ContextVar[dict | None] = ContextVar("upsert_written", default=None)
+
+
+@contextmanager
+def sync_memo():
+    """Remember, for as long as it lasts (one repository's sync), the people and labels written
+    and their ids; a row whose values are the same as written before is not sent again."""
+    token = _written.set({})
+    try:
+        yield
+    finally:
+        _written.reset(token)
+
+
+def _memo_split(rows: list[tuple], scope: tuple) -> tuple[list[tuple], dict[tuple, int]]:
+    """(rows to write, {row: id} of those this sync already wrote with the same values)."""
+    memo = _written.get()
+    if memo is None:
+        return rows, {}
+    known = {row: memo[(*scope, row)] for row in rows if (*scope, row) in memo}
+    return [row for row in rows if row not in known], known
+
+
+def _memo_add(scope: tuple, written: dict[tuple, int]) -> None:
+    """Remember rows once their transaction commits (a page rolled back wrote nothing)."""
+    memo = _written.get()
+    if memo is not None and written:
+        entries = {(*scope, row): pk for row, pk in written.items()}
+        transaction.on_commit(lambda: memo.update(entries))
+
+
 def _person_value(name: str, value):
     if name in ("avatar_url", "html_url"):
         return web_url(value)
@@ -215,18 +250,23 @@ def persons_upsert(*, people: Iterable[PersonRecord | None]) -> dict[tuple[str, 
         carried = tuple(n for n in PERSON_FIELDS if getattr(person, n) is not None)
         groups.setdefault(carried, []).append(person)
     for carried, group in groups.items():
-        rows = rows_upsert(
+        rows = [
+            (p.source, p.external_id, *(_person_value(n, getattr(p, n)) for n in carried))
+            for p in group
+        ]
+        rows, known = _memo_split(rows, ("person", carried))
+        written = rows_upsert(
             Person,
             ("source", "external_id", *carried),
-            [
-                (p.source, p.external_id, *(_person_value(n, getattr(p, n)) for n in carried))
-                for p in group
-            ],
+            rows,
             conflict=("source", "external_id"),
             update=carried,
             returning=("source", "external_id"),
         )
-        found.update({(source, external_id): pk for source, external_id, pk in rows})
+        by_key = {(row[0], row[1]): row for row in rows}
+        _memo_add(("person", carried), {by_key[(s, e)]: pk for s, e, pk in written})
+        found.update({(row[0], row[1]): pk for row, pk in known.items()})
+        found.update({(source, external_id): pk for source, external_id, pk in written})
     return found
 
 
@@ -242,18 +282,6 @@ def labels_upsert(*, repository: Repository, labels: Iterable[LabelRecord]) -> d
             by_key[label.name.lower()] = label
     if not by_key:
         return {}
-    # A label renamed on GitHub keeps its id: rename our row first so the upsert below matches.
-    with_ids = {lb.external_id: key for key, lb in by_key.items() if lb.external_id is not None}
-    for pk, github_id, name_key in Label.objects.filter(github_id__in=with_ids).values_list(
-        "pk", "github_id", "name_key"
-    ):
-        if with_ids[github_id] != name_key:
-            Label.objects.filter(repository=repository, name_key=with_ids[github_id]).exclude(
-                pk=pk
-            ).delete()
-            Label.objects.filter(pk=pk).update(
-                name=by_key[with_ids[github_id]].name, name_key=with_ids[github_id]
-            )
 
     def row(key: str, label: LabelRecord) -> tuple:
         return (
@@ -268,21 +296,39 @@ def labels_upsert(*, repository: Repository, labels: Iterable[LabelRecord]) -> d
 
     columns = ("repository", "github_id", "name", "name_key", "color", "description", "default")
     found: dict[str, int] = {}
-    identified = [row(k, lb) for k, lb in by_key.items() if lb.external_id is not None]
-    anonymous = [row(k, lb) for k, lb in by_key.items() if lb.external_id is None]
-    for rows, update in (
-        (identified, ("name", "color", "description", "default", "github_id")),
-        (anonymous, ("name", "color")),
+    rows, known = _memo_split([row(k, lb) for k, lb in by_key.items()], ("label",))
+    found.update({r[3]: pk for r, pk in known.items()})
+    # A label renamed on GitHub keeps its id: rename our row first so the upsert below matches.
+    with_ids = {r[1]: r[3] for r in rows if r[1] is not None}
+    for pk, github_id, name_key in Label.objects.filter(github_id__in=with_ids).values_list(
+        "pk", "github_id", "name_key"
     ):
-        written = rows_upsert(
-            Label,
-            columns,
-            rows,
-            conflict=("repository", "name_key"),
-            update=update,
-            returning=("name_key",),
+        if with_ids[github_id] != name_key:
+            Label.objects.filter(repository=repository, name_key=with_ids[github_id]).exclude(
+                pk=pk
+            ).delete()
+            Label.objects.filter(pk=pk).update(
+                name=by_key[with_ids[github_id]].name, name_key=with_ids[github_id]
+            )
+    for part, update in (
+        (
+            [r for r in rows if r[1] is not None],
+            ("name", "color", "description", "default", "github_id"),
+        ),
+        ([r for r in rows if r[1] is None], ("name", "color")),
+    ):
+        written = dict(
+            rows_upsert(
+                Label,
+                columns,
+                part,
+                conflict=("repository", "name_key"),
+                update=update,
+                returning=("name_key",),
+            )
         )
-        found.update(dict(written))
+        _memo_add(("label",), {r: written[r[3]] for r in part if r[3] in written})
+        found.update(written)
     return found
 
 

@@ -58,7 +58,7 @@ from django.utils import timezone
 from config import session_locks
 from triage import pipeline
 from triage.models import Issue, PullRequestFiles, Repository, SyncState
-from triage.services import ownership, tracking
+from triage.services import ownership, tracking, upsert
 from triage.services.upsert import UpsertResult
 from triage.sources.github import app_auth, ingest
 from triage.sources.github.client import (
@@ -679,14 +679,15 @@ def _repository_sync(*, repository, full, source, progress, report, sliced) -> S
     try:
         _refresh_repository(repository, source, full)
         report.repository = repository.full_name  # its name now, after a rename
-        for resource, step in (  # noqa: B007 - `resource` names the failing step below
-            (SyncState.Resource.ISSUES, _sync_issues),
-            (SyncState.Resource.PULLS, _sync_pulls),
-            (SyncState.Resource.COMMENTS, _sync_comments),
-            (SyncState.Resource.COMMITS, _sync_commits),
-            (SyncState.Resource.FILES, _sync_files),
-        ):
-            step(repository, source, report, full, progress)
+        with upsert.sync_memo():  # people and labels are written once a sync, not each page
+            for resource, step in (  # noqa: B007 - `resource` names the failing step below
+                (SyncState.Resource.ISSUES, _sync_issues),
+                (SyncState.Resource.PULLS, _sync_pulls),
+                (SyncState.Resource.COMMENTS, _sync_comments),
+                (SyncState.Resource.COMMITS, _sync_commits),
+                (SyncState.Resource.FILES, _sync_files),
+            ):
+                step(repository, source, report, full, progress)
     except RepositoryNotFound:
         raise
     except Exception as exc:
