@@ -263,8 +263,8 @@ def persons_upsert(*, people: Iterable[PersonRecord | None]) -> dict[tuple[str, 
             update=carried,
             returning=("source", "external_id"),
         )
-        by_key = {(row[0], row[1]): row for row in rows}
-        _memo_add(("person", carried), {by_key[(s, e)]: pk for s, e, pk in written})
+        row_of = {(row[0], row[1]): row for row in rows}
+        _memo_add(("person", carried), {row_of[(s, e)]: pk for s, e, pk in written})
         found.update({(row[0], row[1]): pk for row, pk in known.items()})
         found.update({(source, external_id): pk for source, external_id, pk in written})
     return found
