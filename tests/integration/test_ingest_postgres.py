@@ -8,15 +8,17 @@ database); the test below adds what only a repository of many pages shows.
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from tests.triage.test_ingest import (  # noqa: F401  (collected again here, on Postgres)
     item,
     test_an_older_snapshot_never_overwrites_a_newer_one_even_with_other_reactions,
     test_reaction_counts_are_stored_by_content_and_kept_when_a_payload_has_none,
 )
-from triage.models import Issue
+from triage.models import Issue, Person
+from triage.services import upsert
 from triage.sources.github import ingest
+from triage.sources.records import PersonRecord
 
 pytestmark = pytest.mark.integration
 
@@ -49,3 +51,31 @@ def test_each_page_finds_its_stored_rows_among_many_and_only_those(make):
     assert (edited.unchanged, edited.updated, edited.created) == (0, 2, 1)
     assert Issue.objects.get(repository=repository, number=51).title == "edited 51"
     assert Issue.objects.get(repository=other, number=1).title == "elsewhere"
+
+
+def _person(external_id: str, login: str, name: str = "") -> PersonRecord:
+    return PersonRecord(source="github", external_id=external_id, login=login, name=name)
+
+
+def test_two_pages_of_one_table_in_one_transaction_each_write_only_their_own_rows():
+    with transaction.atomic():
+        first = upsert.persons_upsert(people=[_person("1", "ana"), _person("2", "bo")])
+        second = upsert.persons_upsert(people=[_person("3", "cy")])
+
+    assert set(first) == {("github", "1"), ("github", "2")}
+    assert set(second) == {("github", "3")}  # not the first page's rows again
+    assert sorted(Person.objects.values_list("login", flat=True)) == ["ana", "bo", "cy"]
+
+
+def test_an_overlong_value_is_cut_to_its_column_as_before_not_refused():
+    written = upsert.rows_upsert(
+        Person,
+        ("source", "external_id", "login", "name"),
+        [("github", "9", "e" * 150, "n" * 300)],
+        conflict=("source", "external_id"),
+        update=("login", "name"),
+    )
+
+    assert written == []  # nothing asked back
+    person = Person.objects.get(external_id="9")
+    assert (len(person.login), len(person.name)) == (100, 255)

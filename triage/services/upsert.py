@@ -24,7 +24,6 @@ from datetime import datetime
 
 import psycopg
 from django.db import connection, models, transaction
-from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
 from triage import pipeline
@@ -123,6 +122,18 @@ def rows_upsert(
     return [(*(getattr(obj, name) for name in returning), obj.pk) for obj in objects]
 
 
+def _bound_cursor():
+    """A cursor of Django's connection that binds parameters server-side (psycopg's own
+    `Cursor`, not the client-side one Django's settings choose), so a statement whose text
+    repeats is prepared once; wrapped as Django wraps its own cursors (the execute wrappers,
+    and the query log where queries are logged)."""
+    connection.ensure_connection()
+    cursor = psycopg.Cursor(connection.connection)
+    if connection.queries_logged:
+        return connection.make_debug_cursor(cursor)
+    return connection.make_cursor(cursor)
+
+
 def _unnest_upsert(model, columns, rows, conflict, update, returning) -> list[tuple]:
     """Postgres: one `INSERT ... SELECT FROM unnest(array per column) ... ON CONFLICT` whose
     text is the same for every page of a kind, so psycopg binds the arrays server-side and
@@ -182,8 +193,7 @@ def _unnest_upsert(model, columns, rows, conflict, update, returning) -> list[tu
             f" UNION SELECT {', '.join(f'kept.{c}' for c in back)} FROM {table} AS kept "  # noqa: S608
             f"JOIN page ON ({kept}) = ({', '.join(f'page.{key[n]}' for n in conflict)})"
         )
-    connection.ensure_connection()
-    with CursorWrapper(psycopg.Cursor(connection.connection), connection) as cursor:
+    with _bound_cursor() as cursor:
         cursor.execute(sql, [*defaults, *arrays])
         return cursor.fetchall() if returning else []
 
@@ -478,8 +488,7 @@ def _stored_probed(repository: Repository, numbers: list[int], fields) -> dict[i
     )
     # Django reads jsonb as text; its field decodes it
     decode = [(i, f) for i, f in enumerate(columns, start=1) if isinstance(f, models.JSONField)]
-    connection.ensure_connection()
-    with CursorWrapper(psycopg.Cursor(connection.connection), connection) as cursor:
+    with _bound_cursor() as cursor:
         cursor.execute(sql, [repository.pk, numbers])
         rows = cursor.fetchall()
     found = {}
