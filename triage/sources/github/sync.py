@@ -667,6 +667,7 @@ def _backfilling(repository: Repository, full: bool) -> bool:
 def _repository_sync(*, repository, full, source, progress, report, sliced) -> SyncReport:
     source = source or GitHubSource(full_name=repository.full_name, reads_only=True)
     report = report or SyncReport(repository=repository.full_name)
+    pipeline.broker_connect_ahead()  # while the repository and the first page are requested
     _installation_note(repository)
     if _backfilling(repository, full):
         source.reserve = settings.GITHUB_RATE_RESERVE
