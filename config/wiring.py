@@ -19,6 +19,7 @@ from django.utils.module_loading import import_string
 # --- The pipeline (triage/pipeline.py): what runs after rows change -------------------------
 # Celery tasks taking `ids: list[int]`, in order, each enqueued once the transaction commits.
 AFTER_ISSUES_CHANGED: list[str] = [
+    "triage.tasks.index_issues",  # full-text search's vectors, of the issues whose text changed
     "triage.tasks.classify_issues",
     "kernels_ci.tasks.cases_refresh",  # re-extract repro cases; an edit needs re-approval
     "releases.tasks.link_fixes",  # merged PRs' closing keywords → fix links → trains

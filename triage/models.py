@@ -171,12 +171,6 @@ class Label(models.Model):
         super().save(*args, **kwargs)
 
 
-class IssueManager(models.Manager):
-    def get_queryset(self):
-        # The search vector is the database's (a trigger keeps it): never loaded, never written.
-        return super().get_queryset().defer("search_vector")
-
-
 class Issue(models.Model):
     """An issue or a pull request (GitHub's issues API lists both; a PR adds its PR fields)."""
 
@@ -244,12 +238,8 @@ class Issue(models.Model):
 
     deleted_at = models.DateTimeField(null=True, blank=True)
     transferred_to = models.CharField(max_length=300, blank=True, default="")
-    # Postgres: kept by a trigger from title and body (migration 0007); unused on SQLite.
-    search_vector = SearchVectorField(null=True, blank=True, editable=False)
     first_seen_at = models.DateTimeField(default=timezone.now)
     last_ingested_at = models.DateTimeField(default=timezone.now)
-
-    objects = IssueManager()
 
     class Meta:
         ordering = ["-updated_at"]
@@ -281,8 +271,6 @@ class Issue(models.Model):
                 condition=models.Q(state="open", is_pull_request=False, deleted_at__isnull=True),
                 name="issue_queue_idx",
             ),
-            # Postgres only: migration 0007 skips it on SQLite, which searches by substring.
-            GinIndex(fields=["search_vector"], name="issue_fts_idx"),
         ]
         permissions = [
             ("triage_issue", "Can triage issues: correct predictions, duplicates, priority"),
@@ -294,6 +282,32 @@ class Issue(models.Model):
     @property
     def reference(self) -> str:
         return f"{self.repository.full_name}#{self.number}"
+
+
+class IssueSearch(models.Model):
+    """An issue's full-text vector (Postgres; SQLite searches by substring and has none).
+
+    Its own table, written by the pipeline's `index_issues` step after the issue is stored, not
+    by the issue's own write: computing the vector (English stemming of the title and up to
+    50,000 characters of the body) cost more than the rest of an issue's row and its dozen
+    indexes, and an issue changes far more often (state, labels, reactions) than its text.
+    `digest` is the SHA-256 of the text the vector was made of: unchanged text is not read again.
+    """
+
+    issue = models.OneToOneField(
+        Issue, on_delete=models.CASCADE, primary_key=True, related_name="search"
+    )
+    vector = SearchVectorField()
+    digest = models.CharField(max_length=64)
+
+    class Meta:
+        indexes = [
+            # Postgres only: migration 0028 skips it on SQLite, which searches by substring.
+            GinIndex(fields=["vector"], name="issue_search_fts_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"search text of issue {self.issue_id}"
 
 
 class Comment(models.Model):

@@ -172,6 +172,14 @@ def detect_spikes() -> int:
 # --- classification (issue 3) --------------------------------------------------------------
 
 
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def index_issues(ids: list[int]) -> int:
+    """Full-text search's vectors of the changed issues whose text changed (Postgres)."""
+    from triage.services import issue_search
+
+    return issue_search.issues_index(ids=ids)
+
+
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
 def classify_issues(ids: list[int]) -> str:
     from triage.services import classification

@@ -17,7 +17,7 @@ from tests.fakes.github_api import GitHubEmulator
 from tests.fakes.x_api import XEmulator
 from tests.security.corpus import HOSTILE_LABELS, SEARCHES, hostile_texts, html_problems
 from triage.models import Comment, Issue, Post, SavedSearch
-from triage.services import tracking
+from triage.services import issue_search, tracking
 from triage.sources.github import sync
 from triage.sources.x import sync as x_sync
 
@@ -50,6 +50,8 @@ def synced(real_services, settings):
         for text in texts.values():
             x.add_post(f"rocm {text[:3000]}", username="mallory")
         report = sync.repository_sync(repository=tracking.repository_track(full_name=REPO))
+        # the pipeline's step that a worker runs after each page (its tasks never leave here)
+        issue_search.issues_index(ids=list(Issue.objects.values_list("id", flat=True)))
         search = SavedSearch.objects.create(name="corpus", query="rocm")
         posts = x_sync.saved_search_sync(search=search)
     return {"texts": texts, "numbers": numbers, "searchable": searchable, "report": report,

@@ -199,7 +199,7 @@ def issue_list(
     issues = text_search(issues, q)
     return (
         issues.select_related("repository", "author")
-        .defer("body", "search_vector")
+        .defer("body")
         .prefetch_related(Prefetch("labels", queryset=Label.objects.order_by("name_key")))
         .order_by("-updated_at", "id")
     )
@@ -248,8 +248,9 @@ SEARCH_WORDS_MAX = 12
 
 def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
     """Issues matching `q`: "123" or "#123" by number; words by full-text search on Postgres
-    (websearch syntax, English stemming, the GIN index issue_fts_idx), each word as a substring
-    on SQLite."""
+    (websearch syntax, English stemming, IssueSearch's GIN index: an issue is found once the
+    pipeline's `index_issues` has run after its text changed), each word as a substring on
+    SQLite."""
     q = q.strip()
     if not q:
         return issues
@@ -261,7 +262,7 @@ def text_search(issues: QuerySet[Issue], q: str) -> QuerySet[Issue]:
         # ("tsquery stack too small"), so they go.
         q = _dangling_minus_dropped(q)
         query = SearchQuery(q, config="english", search_type="websearch")
-        return issues.filter(search_vector=query)
+        return issues.filter(search__vector=query)
     # SQLite: every word (the first SEARCH_WORDS_MAX) in the title or the body, in any case
     every_word = Q()
     for word in q.split()[:SEARCH_WORDS_MAX]:
@@ -366,7 +367,7 @@ def triage_queue(
     issues = text_search(issues, q)
     issues = (
         issues.select_related("repository", "author", "priority")
-        .defer("body", "search_vector")
+        .defer("body")
         .prefetch_related("predictions", "assignees")
     )
     if sort == "assignee":
