@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cache
 
 import psycopg
 from django.db import connection, models, transaction
@@ -151,13 +152,26 @@ def _json_upsert(model, columns, rows, conflict, update, returning) -> list[tupl
     cost the client four times the CPU, spent in psycopg's Python loop over every value. Rows
     that would not change are not written; their pks come back all the same (from the table,
     as the statement found it)."""
+    sql, others = _json_upsert_sql(
+        model, tuple(columns), tuple(conflict), tuple(update), tuple(returning)
+    )
+    # a new row gets the model's default for every other column (a callable's, each time)
+    defaults = [f.get_db_prep_save(f.get_default(), connection) for f in others]
+    page = json.dumps(rows, default=_json_value, ensure_ascii=False, allow_nan=False)
+    with _bound_cursor() as cursor:
+        cursor.execute(sql, [*defaults, page])
+        return cursor.fetchall() if returning else []
+
+
+@cache
+def _json_upsert_sql(model, columns, conflict, update, returning) -> tuple[str, list]:
+    """The statement of `_json_upsert` for one model and column list (built once a process),
+    and the model's other columns, whose defaults are its first parameters."""
     meta = model._meta
     quote = connection.ops.quote_name
     given = [_column(model, name) for name in columns]
-    # every other column but the pk: a new row gets the model's default for it
     named = set(columns)
     others = [f for f in meta.concrete_fields if not f.primary_key and f.name not in named]
-    defaults = [f.get_db_prep_save(f.get_default(), connection) for f in others]
     table = quote(meta.db_table)
     key = {name: f"c{i}" for i, name in enumerate(columns)}
     values = [
@@ -196,10 +210,7 @@ def _json_upsert(model, columns, rows, conflict, update, returning) -> list[tupl
             f" UNION SELECT {', '.join(f'kept.{c}' for c in back)} FROM {table} AS kept "  # noqa: S608
             f"JOIN page ON ({kept}) = ({', '.join(f'page.{key[n]}' for n in conflict)})"
         )
-    with _bound_cursor() as cursor:
-        page = json.dumps(rows, default=_json_value, ensure_ascii=False, allow_nan=False)
-        cursor.execute(sql, [*defaults, page])
-        return cursor.fetchall() if returning else []
+    return sql, others
 
 
 # --- people and labels ---------------------------------------------------------------------
