@@ -29,14 +29,13 @@ def issues_index(*, ids: list[int]) -> int:
     )
     # Every name here is the models' own; the ids are the one parameter.
     sql = (
-        f"WITH page AS (SELECT i.id, {text} AS text FROM {issue} AS i "  # noqa: S608
-        "WHERE i.id = ANY(%s::bigint[])), "
-        "changed AS (SELECT page.id, page.text, "
-        "encode(sha256(convert_to(page.text, 'UTF8')), 'hex') AS digest FROM page) "
+        f"WITH page AS (SELECT i.id, {text} AS text, "  # noqa: S608
+        f"encode(sha256(convert_to({text}, 'UTF8')), 'hex') AS digest "
+        f"FROM {issue} AS i WHERE i.id = ANY(%s::bigint[])) "
         f"INSERT INTO {search} (issue_id, vector, digest) "
-        "SELECT changed.id, to_tsvector('english'::regconfig, changed.text), changed.digest "
-        f"FROM changed LEFT JOIN {search} AS s ON s.issue_id = changed.id "
-        "WHERE s.digest IS DISTINCT FROM changed.digest "
+        "SELECT page.id, to_tsvector('english'::regconfig, page.text), page.digest "
+        f"FROM page LEFT JOIN {search} AS s ON s.issue_id = page.id "
+        "WHERE s.digest IS DISTINCT FROM page.digest "
         "ON CONFLICT (issue_id) DO UPDATE SET vector = EXCLUDED.vector, digest = EXCLUDED.digest"
     )
     with connection.cursor() as cursor:
