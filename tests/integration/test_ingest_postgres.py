@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from tests.triage.test_ingest import (  # noqa: F401  (collected again here, on Postgres)
     item,
@@ -79,3 +80,63 @@ def test_an_overlong_value_is_cut_to_its_column_as_before_not_refused():
     assert written == []  # nothing asked back
     person = Person.objects.get(external_id="9")
     assert (len(person.login), len(person.name)) == (100, 255)
+
+
+def _labelled(number: int, labels: list[str], assignees: list[str] = (), **fields) -> dict:
+    return item(
+        number=number,
+        id=20_000 + number,
+        labels=[{"id": 500 + sum(map(ord, name)), "name": name} for name in labels],
+        assignees=[{"id": 900 + sum(map(ord, login)), "login": login} for login in assignees],
+        **fields,
+    )
+
+
+def _links(repository, number: int) -> tuple[set[str], set[str]]:
+    issue = Issue.objects.get(repository=repository, number=number)
+    return (
+        set(issue.labels.values_list("name", flat=True)),
+        set(issue.assignees.values_list("login", flat=True)),
+    )
+
+
+def test_a_sync_page_inserts_its_new_issues_with_their_links_and_decides_stored_ones(make):
+    repository = make.repository()
+    ingest.issues_upsert(
+        repository=repository,
+        items=[
+            _labelled(1, ["bug"], title="newer", updated_at="2026-03-01T00:00:00Z"),
+            _labelled(2, ["bug"], ["ana"], title="first", updated_at="2026-01-01T00:00:00Z"),
+        ],
+    )
+    page = [
+        _labelled(1, ["question"], title="an older snapshot", updated_at="2026-02-01T00:00:00Z"),
+        _labelled(2, ["crash"], title="edited", updated_at="2026-02-01T00:00:00Z"),
+        _labelled(3, ["bug", "crash"], ["ana", "bob"], title="new"),
+    ]
+
+    with upsert.sync_memo():
+        result = ingest.issues_upsert(repository=repository, items=page)
+
+    pks = dict(Issue.objects.filter(repository=repository).values_list("number", "pk"))
+    assert (result.created, result.updated, result.unchanged) == (1, 1, 1)
+    assert result.changed_ids == [pks[2], pks[3]]
+    assert Issue.objects.get(repository=repository, number=1).title == "newer"
+    assert _links(repository, 1) == ({"bug"}, set())
+    assert _links(repository, 2) == ({"crash"}, set())  # replaced: no assignees listed now
+    assert _links(repository, 3) == ({"bug", "crash"}, {"ana", "bob"})
+
+
+def test_a_sync_page_of_new_issues_is_written_with_its_links_in_one_statement(make):
+    repository = make.repository()
+    with upsert.sync_memo(), CaptureQueriesContext(connection) as queries:
+        result = ingest.issues_upsert(
+            repository=repository,
+            items=[_labelled(n, ["bug"], ["ana"]) for n in (2, 3, 4)],
+        )
+
+    # the issues, their labels and their assignees (people and labels are statements of their own)
+    issues = [q["sql"] for q in queries if '"triage_issue' in q["sql"]]
+    assert result.created == 3
+    assert len(issues) == 1, [sql[:100] for sql in issues]
+    assert all(_links(repository, n) == ({"bug"}, {"ana"}) for n in (2, 3, 4))

@@ -9,14 +9,13 @@ one-state-per-issue rule.
 
 from __future__ import annotations
 
-import threading
-import time
 from datetime import timedelta
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from tests.integration.concurrency import start_and_meet
 from triage.models import IssuePrediction, NeedsInfo
 from triage.services import classification, needs_info
 
@@ -39,15 +38,6 @@ def _new_bug(make, repository, number):
     return issue
 
 
-def _waiting_on_a_lock() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-            "AND datname = current_database()"
-        )
-        return cursor.fetchone()[0]
-
-
 def test_a_second_refresh_of_the_same_issue_waits_and_its_batch_still_asks(real_services, make):
     repository = make.repository("ROCm/ROCm")
     repository.github_actions = ["needs_info.ask", "needs_info.label"]
@@ -61,17 +51,10 @@ def test_a_second_refresh_of_the_same_issue_waits_and_its_batch_still_asks(real_
             outcome["report"] = needs_info.needs_info_refresh(ids=[first.pk, second.pk])
         except Exception as exc:  # what the worker's task would have died of
             outcome["error"] = exc
-        finally:
-            connection.close()
 
     with transaction.atomic():
         needs_info.needs_info_refresh(ids=[first.pk])  # asks; commits only when this block ends
-        worker = threading.Thread(target=other_worker)
-        worker.start()
-        deadline = time.monotonic() + 10
-        while not _waiting_on_a_lock() and worker.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert worker.is_alive(), "the other worker must meet this one's open transaction"
+        worker = start_and_meet(other_worker)
     worker.join(timeout=30)
 
     assert "error" not in outcome, f"the second refresh failed: {outcome.get('error')!r}"

@@ -11,6 +11,12 @@ On Postgres a page's rows of one table go in as one JSON array, in one
 server-side and prepared (`rows_upsert`): no statement of thousands of parameters for Django to
 build and psycopg to parse again on every page, and no Python loop over every value. Elsewhere
 (SQLite, the embedded default) Django's bulk_create does the same upsert.
+
+Within a sync on Postgres, a page of issues or pulls is first offered as new: one statement
+inserts the rows not stored yet with their label and assignee links and reads the stored fields
+of the others (`_new_rows_insert`), whose rows are then decided and written as a delivery's are.
+A backfill's page is all new: one round trip where a lookup, the write and two link writes were
+four.
 """
 
 from __future__ import annotations
@@ -163,17 +169,13 @@ def _json_upsert(model, columns, rows, conflict, update, returning) -> list[tupl
         return cursor.fetchall() if returning else []
 
 
-@cache
-def _json_upsert_sql(model, columns, conflict, update, returning) -> tuple[str, list]:
-    """The statement of `_json_upsert` for one model and column list (built once a process),
-    and the model's other columns, whose defaults are its first parameters."""
-    meta = model._meta
-    quote = connection.ops.quote_name
+def _json_page_sql(model, columns) -> tuple[str, list]:
+    """`SELECT ... FROM jsonb_array_elements(%s::jsonb) AS e`: a page's rows (JSON arrays of the
+    values of `columns`) as the table's columns c0, c1 ..., then each other column's default
+    (the first parameters); and those other columns."""
     given = [_column(model, name) for name in columns]
     named = set(columns)
-    others = [f for f in meta.concrete_fields if not f.primary_key and f.name not in named]
-    table = quote(meta.db_table)
-    key = {name: f"c{i}" for i, name in enumerate(columns)}
+    others = [f for f in model._meta.concrete_fields if not f.primary_key and f.name not in named]
     values = [
         # a JSON field's value is the element itself; its null is SQL's NULL, as Django writes it
         f"NULLIF(e->{i}, 'null'::jsonb) AS c{i}"
@@ -182,10 +184,24 @@ def _json_upsert_sql(model, columns, conflict, update, returning) -> tuple[str, 
         for i, field in enumerate(given)
     ]
     values += [f"%s::{f.db_type(connection)}" for f in others]
-    rows_sql = f"SELECT {', '.join(values)} FROM jsonb_array_elements(%s::jsonb) AS e"  # noqa: S608
-    target = ", ".join(quote(_column(model, n).column) for n in conflict)
+    return f"SELECT {', '.join(values)} FROM jsonb_array_elements(%s::jsonb) AS e", others  # noqa: S608
+
+
+def _columns_sql(model, names) -> list[str]:
+    return [connection.ops.quote_name(_column(model, name).column) for name in names]
+
+
+@cache
+def _json_upsert_sql(model, columns, conflict, update, returning) -> tuple[str, list]:
+    """The statement of `_json_upsert` for one model and column list (built once a process),
+    and the model's other columns, whose defaults are its first parameters."""
+    meta = model._meta
+    table = connection.ops.quote_name(meta.db_table)
+    key = {name: f"c{i}" for i, name in enumerate(columns)}
+    rows_sql, others = _json_page_sql(model, columns)
+    target = ", ".join(_columns_sql(model, conflict))
     if update:
-        updated = [quote(_column(model, n).column) for n in update]
+        updated = _columns_sql(model, update)
         sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in updated)
         # a row that would not change is left as it is (no new row version, no index writes)
         same = (
@@ -195,21 +211,99 @@ def _json_upsert_sql(model, columns, conflict, update, returning) -> tuple[str, 
         action = f"DO UPDATE SET {sets} WHERE {same}"
     else:
         action = "DO NOTHING"
-    back = [quote(_column(model, n).column) for n in (*returning, meta.pk.name)]
+    back = _columns_sql(model, (*returning, meta.pk.name))
+    inserted = _columns_sql(model, columns) + [connection.ops.quote_name(f.column) for f in others]
     # Every name here is the model's own (quoted identifiers); every value is a parameter.
     sql = (
         f"WITH page AS MATERIALIZED ({rows_sql}), "  # noqa: S608
-        f"written AS (INSERT INTO {table} "
-        f"({', '.join(quote(f.column) for f in (*given, *others))}) "
+        f"written AS (INSERT INTO {table} ({', '.join(inserted)}) "
         f"SELECT * FROM page ON CONFLICT ({target}) {action} RETURNING {', '.join(back)}) "
         "SELECT * FROM written"
     )
     if returning:  # and the rows left as they were
-        kept = ", ".join(f"kept.{quote(_column(model, n).column)}" for n in conflict)
+        kept = ", ".join(f"kept.{c}" for c in _columns_sql(model, conflict))
         sql += (
             f" UNION SELECT {', '.join(f'kept.{c}' for c in back)} FROM {table} AS kept "  # noqa: S608
             f"JOIN page ON ({kept}) = ({', '.join(f'page.{key[n]}' for n in conflict)})"
         )
+    return sql, others
+
+
+def _json_insert_new(model, columns, rows, *, conflict, probe, links) -> list[tuple]:
+    """Postgres: insert the `rows` whose `conflict` key is not stored yet, with their links, and
+    read the `probe` fields of the stored ones, in one statement (`_json_insert_new_sql`).
+    `links` are (through model, owner field, other field, [[*key, other pk], ...]): the link
+    rows of the inserted rows. Returns (*key, inserted pk or None, stored pk or None, *probe)
+    for each row, a JSON field's value decoded."""
+    sql, others = _json_insert_new_sql(
+        model,
+        tuple(columns),
+        tuple(conflict),
+        tuple(probe),
+        tuple((through, owner, other) for through, owner, other, _ in links),
+    )
+    defaults = [f.get_db_prep_save(f.get_default(), connection) for f in others]
+    pages = [
+        json.dumps(values, default=_json_value, ensure_ascii=False, allow_nan=False)
+        for values in (rows, *(pairs for *_, pairs in links))
+    ]
+    with _bound_cursor() as cursor:
+        cursor.execute(sql, [*defaults, *pages])
+        found = cursor.fetchall()
+    start = len(conflict) + 2
+    decode = [
+        (start + i, f)
+        for i, f in enumerate(_column(model, n) for n in probe)
+        if isinstance(f, models.JSONField)
+    ]
+    if decode:  # Django reads jsonb as text; its field decodes it
+        found = [list(row) for row in found]
+        for row in found:
+            for i, json_field in decode:
+                row[i] = json_field.from_db_value(row[i], None, connection)
+    return found
+
+
+@cache
+def _json_insert_new_sql(model, columns, conflict, probe, links) -> tuple[str, list]:
+    """The statement of `_json_insert_new` (built once a process), and the model's other
+    columns, whose defaults are its first parameters.
+
+    Every part of a WITH runs on one snapshot: the join with the table (`stored`) sees the rows
+    as they were before the statement, so an inserted row is found in `new` and a stored one in
+    `stored`, never in both."""
+    quote = connection.ops.quote_name
+    table, pk = quote(model._meta.db_table), quote(model._meta.pk.column)
+    rows_sql, others = _json_page_sql(model, columns)
+    key = _columns_sql(model, conflict)
+    key_types = [_column(model, n).db_type(connection) for n in conflict]
+    page_key = ", ".join(f"page.c{columns.index(n)}" for n in conflict)
+    inserted = _columns_sql(model, columns) + [quote(f.column) for f in others]
+    # Every name here is the model's own (quoted identifiers); every value is a parameter.
+    parts = [
+        f"page AS MATERIALIZED ({rows_sql})",
+        f"new AS (INSERT INTO {table} ({', '.join(inserted)}) SELECT * FROM page "  # noqa: S608
+        f"ON CONFLICT ({', '.join(key)}) DO NOTHING RETURNING {', '.join(key)}, {pk})",
+    ]
+    for j, (through, owner, other) in enumerate(links):
+        owner_column, other_field = (through._meta.get_field(n) for n in (owner, other))
+        match = " AND ".join(
+            f"new.{c} = (x->>{i})::{t}" for i, (c, t) in enumerate(zip(key, key_types, strict=True))
+        )
+        parts.append(
+            f"link{j} AS (INSERT INTO {quote(through._meta.db_table)} "  # noqa: S608
+            f"({quote(owner_column.column)}, {quote(other_field.column)}) "
+            f"SELECT new.{pk}, (x->>{len(key)})::{other_field.db_type(connection)} "
+            f"FROM new JOIN jsonb_array_elements(%s::jsonb) AS x ON {match} "
+            "ON CONFLICT DO NOTHING)"
+        )
+    stored = [f"stored.{c}" for c in _columns_sql(model, probe)]
+    sql = (
+        f"WITH {', '.join(parts)} "  # noqa: S608
+        f"SELECT {page_key}, new.{pk}, stored.{pk}, {', '.join(stored)} FROM page "
+        f"LEFT JOIN new ON ({', '.join(f'new.{c}' for c in key)}) = ({page_key}) "
+        f"LEFT JOIN {table} AS stored ON ({', '.join(f'stored.{c}' for c in key)}) = ({page_key})"
+    )
     return sql, others
 
 
@@ -534,27 +628,93 @@ def _changed_rows_write(
     )
 
 
-def _issue_rows_write(
-    repository: Repository, changed: list[tuple[list, object]], columns, existing
-) -> tuple[dict[int, int], dict[tuple[str, str], int], dict[str, int], frozenset[int]]:
-    """Write the changed rows of issues or pulls with their people and labels; returns
-    ({number: pk}, people, labels, the pks this wrote first)."""
+def _people_labels_write(
+    repository: Repository, pairs: list[tuple[list, object]], columns
+) -> tuple[dict[tuple[str, str], int], dict[str, int]]:
+    """Write the people and labels of the (row, record) pairs of issues or pulls, and put the
+    people's pks in the rows; returns (people, labels)."""
     people = persons_upsert(
-        people=[p for _, r in changed for p in (r.author, *getattr(r, "assignees", ()))]
-        + [getattr(r, "merged_by", None) for _, r in changed]
+        people=[p for _, r in pairs for p in (r.author, *getattr(r, "assignees", ()))]
+        + [getattr(r, "merged_by", None) for _, r in pairs]
     )
     labels = labels_upsert(
-        repository=repository, labels=[lb for _, r in changed for lb in r.labels or []]
+        repository=repository, labels=[lb for _, r in pairs for lb in r.labels or []]
     )
     author = columns.index("author")
     merged_by = columns.index("merged_by") if "merged_by" in columns else None
-    for row, record in changed:
+    for row, record in pairs:
         row[author] = _person_pk(people, record.author)
         if merged_by is not None:
             row[merged_by] = _person_pk(people, record.merged_by)
-    pks = dict(_changed_rows_write(Issue, columns, changed, ("repository", "number"), ("number",)))
-    created = frozenset(pks[r.number] for _, r in changed if r.number not in existing)
-    return pks, people, labels, created
+    return people, labels
+
+
+def _assignee_ids(record, people: dict[tuple[str, str], int]) -> list[int]:
+    """The person pks of a record's assignees, those that `people` holds."""
+    return [
+        people[(a.source, a.external_id)]
+        for a in getattr(record, "assignees", ())
+        if (a.source, a.external_id) in people
+    ]
+
+
+def _new_rows_first() -> bool:
+    """Whether new issues are inserted before the stored ones are read (`_new_rows_insert`):
+    on Postgres, within a sync. A sync lists what GitHub holds now, so the people and labels of
+    every listed item are current and written whether or not the item changed; a delivery's
+    may be older than what is stored, so deliveries write only those of the changed items."""
+    return connection.vendor == "postgresql" and _written.get() is not None
+
+
+def _new_rows_insert(
+    repository: Repository,
+    records: list,
+    *,
+    columns,
+    fields: tuple[str, ...],
+    row_of: Callable[[object, tuple | None, datetime], list | None],
+    now: datetime,
+    unlisted_labels_clear: bool,
+    pks: dict[int, int],
+) -> dict[int, tuple]:
+    """Insert the records not stored yet, with their label and assignee links, and read the
+    stored fields of the others: one statement (`_json_insert_new`) where the lookup, the write
+    and two link writes were four. A backfill's page is all new: it is written in that one round
+    trip. Adds {number: pk} of those inserted to `pks`; returns {number: stored fields} of the
+    others (which the caller decides and writes as before). A row that another writer inserted
+    after the statement's snapshot was neither inserted nor seen: it is looked up again."""
+    rows = [(row, record) for record in records if (row := row_of(record, None, now)) is not None]
+    people, labels = _people_labels_write(repository, rows, columns)
+    label_links: list[list[int]] = []
+    assignee_links: list[list[int]] = []
+    for _, record in rows:
+        key = [repository.pk, record.number]
+        if unlisted_labels_clear or record.labels is not None:
+            label_links += [[*key, pk] for pk in dict.fromkeys(_label_ids(record.labels, labels))]
+        assignee_links += [[*key, pk] for pk in dict.fromkeys(_assignee_ids(record, people))]
+    found = _json_insert_new(
+        Issue,
+        columns,
+        [tuple(row) for row, _ in rows],
+        conflict=("repository", "number"),
+        probe=fields,
+        links=(
+            (Issue.labels.through, "issue", "label", label_links),
+            (Issue.assignees.through, "issue", "person", assignee_links),
+        ),
+    )
+    existing: dict[int, tuple] = {}
+    unseen: set[int] = set()
+    for _repository, number, new_pk, stored_pk, *stored in found:
+        if new_pk is not None:
+            pks[number] = new_pk
+        elif stored_pk is not None:
+            existing[number] = tuple(stored)
+        else:
+            unseen.add(number)
+    if unseen:
+        existing.update(_stored(repository, [r for r in records if r.number in unseen], *fields))
+    return existing
 
 
 def _numbered_upsert(
@@ -573,10 +733,26 @@ def _numbered_upsert(
     records = list({record.number: record for record in records}.values())
     if not records:
         return result
-    existing = _stored(repository, records, *fields)
     now = timezone.now()
+    pks: dict[int, int] = {}  # number: pk of each row written
+    if _new_rows_first():
+        existing = _new_rows_insert(
+            repository,
+            records,
+            columns=columns,
+            fields=fields,
+            row_of=row_of,
+            now=now,
+            unlisted_labels_clear=unlisted_labels_clear,
+            pks=pks,
+        )
+        result.created = len(pks)
+    else:
+        existing = _stored(repository, records, *fields)
     changed: list[tuple[list, object]] = []
     for record in records:
+        if record.number in pks:
+            continue
         before = existing.get(record.number)
         row = row_of(record, before, now)
         if row is None:
@@ -587,24 +763,25 @@ def _numbered_upsert(
         else:
             result.updated += 1
         changed.append((row, record))
-    if not changed:
-        return result
 
-    pks, people, labels, created = _issue_rows_write(repository, changed, columns, existing)
-    label_pairs, assignee_pairs = {}, {}
-    for _, record in changed:
-        pk = pks[record.number]
-        result.changed_ids.append(pk)
-        if unlisted_labels_clear or record.labels is not None:
-            label_pairs[pk] = _label_ids(record.labels, labels)
-        if hasattr(record, "assignees"):
-            assignee_pairs[pk] = [
-                people[(a.source, a.external_id)]
-                for a in record.assignees
-                if (a.source, a.external_id) in people
-            ]
-    _replace_links(Issue.labels.through, "issue", "label", label_pairs, created)
-    _replace_links(Issue.assignees.through, "issue", "person", assignee_pairs, created)
+    if changed:
+        people, labels = _people_labels_write(repository, changed, columns)
+        written = dict(
+            _changed_rows_write(Issue, columns, changed, ("repository", "number"), ("number",))
+        )
+        pks.update(written)
+        # rows this inserted have no links to delete
+        created = frozenset(written[r.number] for _, r in changed if r.number not in existing)
+        label_pairs, assignee_pairs = {}, {}
+        for _, record in changed:
+            pk = written[record.number]
+            if unlisted_labels_clear or record.labels is not None:
+                label_pairs[pk] = _label_ids(record.labels, labels)
+            if hasattr(record, "assignees"):
+                assignee_pairs[pk] = _assignee_ids(record, people)
+        _replace_links(Issue.labels.through, "issue", "label", label_pairs, created)
+        _replace_links(Issue.assignees.through, "issue", "person", assignee_pairs, created)
+    result.changed_ids = [pks[r.number] for r in records if r.number in pks]
     pipeline.issues_changed(result.changed_ids)
     return result
 
