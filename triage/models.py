@@ -373,6 +373,12 @@ class SyncState(models.Model):
     requests_used = models.PositiveBigIntegerField(default=0)
     rate_limit_remaining = models.IntegerField(null=True, blank=True)
     rate_limit_reset_at = models.DateTimeField(null=True, blank=True)
+    pipeline_held = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="ids of the rows the listing changed and has not yet sent on to the pipeline, "
+        "by hook (committed with each page; sent first by a sync that finds them)",
+    )
 
     class Meta:
         constraints = [

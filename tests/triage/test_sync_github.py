@@ -520,3 +520,67 @@ def test_within_a_sync_a_changed_person_is_written_and_a_rolled_back_one_is_writ
             raise RuntimeError("the page's issue upsert failed")
         found = upsert.persons_upsert(people=[person("hubot")])  # the next try of that page
     assert Person.objects.get(pk=found[key]).login == "hubot"
+
+
+# --- the pipeline's steps after a listing --------------------------------------------------
+
+
+@pytest.fixture
+def steps_run():
+    """(task name, ids) of each pipeline step as it runs (in process here: no broker)."""
+    from celery.signals import task_prerun
+
+    ran: list[tuple[str, list[int]]] = []
+
+    def record(sender=None, kwargs=None, **_):
+        if kwargs and "ids" in kwargs:
+            ran.append((sender.name, list(kwargs["ids"])))
+
+    task_prerun.connect(record, weak=False)
+    yield ran
+    task_prerun.disconnect(record)
+
+
+def _runs_of(ran, name: str) -> list[list[int]]:
+    return [ids for task, ids in ran if task == name]
+
+
+def test_a_backfill_sends_each_step_a_few_pages_of_issues_at_a_time_each_issue_once(
+    populated, steps_run, monkeypatch
+):
+    monkeypatch.setattr(sync, "PIPELINE_HOLD", 150)  # 100 issues a page: sent after page 2
+    run_sync()
+
+    runs = _runs_of(steps_run, "triage.tasks.classify_issues")
+    issues = set(Issue.objects.values_list("pk", flat=True))
+    # pages 1-2 (one issue read twice, at the keyset's boundary), then page 3 at the listing's
+    # end, not one send a page; then the pulls listing's merged PR
+    first, last = runs[0], runs[1]
+    assert len(first) >= 150 and len(first) + len(last) == len(issues) == 251
+    assert set(first + last) == issues
+    assert SyncState.objects.exclude(pipeline_held={}).count() == 0
+
+
+def test_ids_an_interrupted_sync_held_are_sent_first_by_the_next(populated, steps_run):
+    run_sync()
+    issue = Issue.objects.get(number=7)
+    held = SyncState.objects.get(resource="issues")
+    held.pipeline_held = {"issues_changed": [issue.pk]}  # a sync stopped before sending them
+    held.save()
+    steps_run.clear()
+
+    run_sync()  # nothing changed on GitHub: the held ids are all there is to send
+
+    assert _runs_of(steps_run, "triage.tasks.classify_issues") == [[issue.pk]]
+    assert SyncState.objects.get(pk=held.pk).pipeline_held == {}
+
+
+def test_a_listing_stopped_by_a_rate_limit_sends_what_its_pages_changed(populated, steps_run):
+    populated.inject_fault(403, after_requests=3, path_contains="/issues")
+    with pytest.raises(RateLimited):
+        run_sync()
+
+    stored = set(Issue.objects.values_list("pk", flat=True))
+    sent = _runs_of(steps_run, "triage.tasks.classify_issues")
+    assert stored and {pk for ids in sent for pk in ids} == stored
+    assert SyncState.objects.get(resource="issues").pipeline_held == {}

@@ -369,20 +369,21 @@ def persons_upsert(*, people: Iterable[PersonRecord | None]) -> dict[tuple[str, 
         carried = tuple(n for n in PERSON_FIELDS if getattr(person, n) is not None)
         groups.setdefault(carried, []).append(person)
     for carried, group in groups.items():
-        rows = [
-            (p.source, p.external_id, *(_person_value(n, getattr(p, n)) for n in carried))
-            for p in group
-        ]
-        rows, known = _memo_split(rows, ("person", carried))
+        # remembered as given: a person written before with the same values is not cleaned again
+        given = [(p.source, p.external_id, *(getattr(p, n) for n in carried)) for p in group]
+        given, known = _memo_split(given, ("person", carried))
         written = rows_upsert(
             Person,
             ("source", "external_id", *carried),
-            rows,
+            [
+                (source, external_id, *map(_person_value, carried, values))
+                for source, external_id, *values in given
+            ],
             conflict=("source", "external_id"),
             update=carried,
             returning=("source", "external_id"),
         )
-        row_of = {(row[0], row[1]): row for row in rows}
+        row_of = {(row[0], row[1]): row for row in given}
         _memo_add(("person", carried), {row_of[(s, e)]: pk for s, e, pk in written})
         found.update({(row[0], row[1]): pk for row, pk in known.items()})
         found.update({(source, external_id): pk for source, external_id, pk in written})
@@ -419,9 +420,12 @@ def labels_upsert(*, repository: Repository, labels: Iterable[LabelRecord]) -> d
     found.update({r[3]: pk for r, pk in known.items()})
     # A label renamed on GitHub keeps its id: rename our row first so the upsert below matches.
     with_ids = {r[1]: r[3] for r in rows if r[1] is not None}
-    for pk, github_id, name_key in Label.objects.filter(github_id__in=with_ids).values_list(
-        "pk", "github_id", "name_key"
-    ):
+    stored = (
+        Label.objects.filter(github_id__in=with_ids).values_list("pk", "github_id", "name_key")
+        if with_ids
+        else ()  # every label is as this sync wrote it before: no query
+    )
+    for pk, github_id, name_key in stored:
         if with_ids[github_id] != name_key:
             Label.objects.filter(repository=repository, name_key=with_ids[github_id]).exclude(
                 pk=pk

@@ -47,6 +47,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -74,6 +75,9 @@ logger = logging.getLogger(__name__)
 
 PER_PAGE = 100
 SYNC_LEASE = timedelta(minutes=30)
+# Changed ids a listing holds in its state row before sending them on to the pipeline: a few
+# pages' worth, one send a step for all of them instead of one a page.
+PIPELINE_HOLD = 500
 
 Progress = Callable[[str, int, int | None], None]  # (resource, items in this page, total guess)
 
@@ -140,6 +144,51 @@ def _newest(items: list[dict]):
     return max((s for s in stamps if s), default=None)
 
 
+@contextmanager
+def _page_held(state: SyncState):
+    """Within a page's transaction: the pipeline's ids of what the page changed are added to
+    those the listing holds (`state.pipeline_held`), which the page's save commits with it."""
+    with pipeline.gathered() as gathered:
+        yield
+    state.pipeline_held = pipeline.gathered_merge(state.pipeline_held or {}, gathered)
+
+
+def _held_send(state: SyncState, *, last: bool) -> None:
+    """After a page's commit: send the held ids on once they are PIPELINE_HOLD or the listing
+    ends (`last`), then clear them in the row. Ids held by an interrupted sync are sent by the
+    next, first (`last=True`): none is lost, and one sent twice (the sync stopped between the
+    send and the clearing) is a step run again on the same rows, which every step allows."""
+    held = state.pipeline_held or {}
+    if held and (last or pipeline.gathered_size(held) >= PIPELINE_HOLD):
+        pipeline.gathered_send(held)
+        SyncState.objects.filter(pk=state.pk).update(pipeline_held={})
+        state.pipeline_held = {}
+
+
+@contextmanager
+def _flushed_at_end(state: SyncState):
+    try:
+        yield
+    finally:
+        _held_flush(state)
+
+
+def _held_flush(state: SyncState) -> None:
+    """A listing that stops early (a spent slice, an error) still sends on what its committed
+    pages hold, read back from its row (not a page that rolled back). When that fails too
+    (the broker is down), the ids stay in the row and the next sync sends them first."""
+    held = SyncState.objects.filter(pk=state.pk).values_list("pipeline_held", flat=True).first()
+    if not held:
+        return
+    try:
+        pipeline.gathered_send(held)
+    except Exception:  # noqa: BLE001 - kept for the next sync; the listing's own error goes on
+        logger.warning("%s: held pipeline ids kept for the next sync", state, exc_info=True)
+        return
+    SyncState.objects.filter(pk=state.pk).update(pipeline_held={})
+    state.pipeline_held = {}
+
+
 def _keyset_listing(
     *,
     source: GitHubSource,
@@ -163,6 +212,7 @@ def _keyset_listing(
         return source.get(url, query if url == path else None, etag=etag)
 
     since, first = state.watermark, True
+    _held_send(state, last=True)  # what an interrupted sync left
     pool = ThreadPoolExecutor(max_workers=1) if prefetch else None
     try:
         page = fetch(path, since, state.etag)
@@ -178,12 +228,14 @@ def _keyset_listing(
                     following = (page.links["next"], since)  # one updated_at fills a page
             pending = pool.submit(fetch, *following) if pool and following else None
             with transaction.atomic():
-                result = write_page(items)
+                with _page_held(state):
+                    result = write_page(items)
                 state.watermark = watermark
                 if first:
                     state.etag = page.etag
                 state.requests_used += 1
-                state.save(update_fields=["watermark", "etag", "requests_used"])
+                state.save(update_fields=["watermark", "etag", "requests_used", "pipeline_held"])
+            _held_send(state, last=following is None)
             report.record(state.resource, result, len(items))
             if progress:
                 progress(state.resource, len(items), page.last_page and page.last_page * PER_PAGE)
@@ -194,6 +246,7 @@ def _keyset_listing(
     finally:
         if pool:
             pool.shutdown(wait=True)
+        _held_flush(state)
 
 
 def _sync_issues(repository, source, report, full, progress) -> None:
@@ -261,8 +314,9 @@ def _sync_pulls(repository, source, report, full, progress) -> None:
         query = dict(params, page=number) if number > 1 else params
         return source.get(path, query, etag="" if resumed else state.etag if number == 1 else "")
 
+    _held_send(state, last=True)  # what an interrupted sync left
     # The next page is requested while this one is written (pulls_upsert makes no requests).
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with ThreadPoolExecutor(max_workers=1) as pool, _flushed_at_end(state):
         _pulls_pages(
             repository=repository,
             state=state,
@@ -289,7 +343,8 @@ def _pulls_pages(*, repository, state, report, progress, prefetch, page, number,
         more = "next" in page.links and len(fresh) == len(items)
         pending = prefetch(number + 1) if more else None
         with transaction.atomic():
-            result = ingest.pulls_upsert(repository=repository, items=fresh)
+            with _page_held(state):
+                result = ingest.pulls_upsert(repository=repository, items=fresh)
             state.requests_used += 1
             if more:
                 state.resume_page, state.resume_watermark = number + 1, newest
@@ -305,8 +360,10 @@ def _pulls_pages(*, repository, state, report, progress, prefetch, page, number,
                     "watermark",
                     "etag",
                     "requests_used",
+                    "pipeline_held",
                 ]
             )
+        _held_send(state, last=pending is None)
         report.record(state.resource, result, len(fresh))
         if progress:
             progress(state.resource, len(fresh), page.last_page and page.last_page * PER_PAGE)
