@@ -98,10 +98,6 @@ def gathered_merge(held: dict[str, list[int]], more: dict[str, list[int]]) -> di
     return merged
 
 
-def gathered_size(held: dict[str, list[int]]) -> int:
-    return max((len(ids) for ids in held.values()), default=0)
-
-
 def gathered_send(held: dict[str, list[int]]) -> None:
     """Send gathered ids on, as the hooks would have: each hook's steps once, with all its ids.
     A hook this version does not know (held by an older one) is logged and left out."""

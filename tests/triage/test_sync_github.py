@@ -522,6 +522,34 @@ def test_within_a_sync_a_changed_person_is_written_and_a_rolled_back_one_is_writ
     assert Person.objects.get(pk=found[key]).login == "hubot"
 
 
+def test_pages_of_one_transaction_write_a_person_once_and_a_failed_transaction_forgets_it():
+    def person(login):
+        return PersonRecord(source="github", external_id="583231", login=login, name="Mona")
+
+    def person_writes(queries):
+        return [q for q in queries.captured_queries if 'INSERT INTO "triage_person"' in q["sql"]]
+
+    with upsert.sync_memo():
+        with (  # pages that fail
+            pytest.raises(RuntimeError),
+            transaction.atomic(),
+            upsert.sync_memo_transaction(),
+        ):
+            upsert.persons_upsert(people=[person("hubot")])
+            raise RuntimeError("a later page's upsert failed")
+        with transaction.atomic(), upsert.sync_memo_transaction():
+            with CaptureQueriesContext(connection) as first_page:
+                found = upsert.persons_upsert(people=[person("hubot")])  # written again
+            with CaptureQueriesContext(connection) as second_page:
+                upsert.persons_upsert(people=[person("hubot")])  # the same transaction's
+        with CaptureQueriesContext(connection) as next_transaction:
+            upsert.persons_upsert(people=[person("hubot")])
+
+    assert len(person_writes(first_page)) == 1
+    assert person_writes(second_page) == person_writes(next_transaction) == []
+    assert Person.objects.get(pk=found[("github", "583231")]).login == "hubot"
+
+
 # --- the pipeline's steps after a listing --------------------------------------------------
 
 
@@ -545,10 +573,10 @@ def _runs_of(ran, name: str) -> list[list[int]]:
     return [ids for task, ids in ran if task == name]
 
 
-def test_a_backfill_sends_each_step_a_few_pages_of_issues_at_a_time_each_issue_once(
+def test_a_backfill_sends_each_step_once_a_transaction_of_pages_each_issue_once(
     populated, steps_run, monkeypatch
 ):
-    monkeypatch.setattr(sync, "PIPELINE_HOLD", 150)  # 100 issues a page: sent after page 2
+    monkeypatch.setattr(sync, "PAGES_PER_TRANSACTION", 2)  # sent after pages 2 and 3
     run_sync()
 
     runs = _runs_of(steps_run, "triage.tasks.classify_issues")

@@ -318,6 +318,8 @@ PERSON_TEXT_LIMITS = {"login": 100, "name": 255, "type": 32}
 # Within one sync, a person or a label already written with the same values is not written again:
 # a backfill's pages name the same few hundred people and the same labels on every page.
 _written: ContextVar[dict | None] = ContextVar("upsert_written", default=None)
+# Within one transaction of a sync's pages (`sync_memo_transaction`): what it wrote so far.
+_in_transaction: ContextVar[dict | None] = ContextVar("upsert_in_transaction", default=None)
 
 
 @contextmanager
@@ -331,12 +333,37 @@ def sync_memo():
         _written.reset(token)
 
 
+@contextmanager
+def sync_memo_transaction():
+    """Within a sync, around the pages one transaction writes (inside it): the people and labels
+    its pages write are remembered at once, for its later pages, and kept for the rest of the
+    sync once it commits. If it raises they are forgotten, and if it rolls back they are never
+    kept. A savepoint rolled back inside it must not have written people or labels."""
+    memo = _written.get()
+    if memo is None:
+        yield
+        return
+    pending: dict = {}
+    token = _in_transaction.set(pending)
+    try:
+        yield
+    finally:
+        _in_transaction.reset(token)
+    transaction.on_commit(lambda: memo.update(pending))
+
+
 def _memo_split(rows: list[tuple], scope: tuple) -> tuple[list[tuple], dict[tuple, int]]:
     """(rows to write, {row: id} of those this sync already wrote with the same values)."""
     memo = _written.get()
     if memo is None:
         return rows, {}
-    known = {row: memo[(*scope, row)] for row in rows if (*scope, row) in memo}
+    pending = _in_transaction.get() or {}
+    known = {}
+    for row in rows:
+        key = (*scope, row)
+        found = memo.get(key, pending.get(key))
+        if found is not None:
+            known[row] = found
     return [row for row in rows if row not in known], known
 
 
@@ -345,7 +372,11 @@ def _memo_add(scope: tuple, written: dict[tuple, int]) -> None:
     memo = _written.get()
     if memo is not None and written:
         entries = {(*scope, row): pk for row, pk in written.items()}
-        transaction.on_commit(lambda: memo.update(entries))
+        pending = _in_transaction.get()
+        if pending is not None:
+            pending.update(entries)
+        else:
+            transaction.on_commit(lambda: memo.update(entries))
 
 
 def _person_value(name: str, value):

@@ -2,8 +2,9 @@
 
 Issues and comments are read sorted by updated ascending, 100 a page, and paged by their own
 `since`: each page's newest updated_at becomes the next request's `since` (keyset paging), so an
-item updated during the backfill moves ahead of us instead of shifting a page under us. Each page
-is written together with its watermark in one transaction: an interrupted sync resumes from the
+item updated during the backfill moves ahead of us instead of shifting a page under us. Pages are
+written a few at a time (PAGES_PER_TRANSACTION), in one transaction with their watermark and the
+ids they hand the pipeline (sent on after the commit): an interrupted sync resumes from the
 watermark and loses nothing; `since` is inclusive, so the boundary items come again and are
 counted unchanged, never stored twice. When more than a page of items share one updated_at the
 keyset cannot move, and the sync follows GitHub's Link header through that window instead.
@@ -66,6 +67,7 @@ from triage.sources.github.client import (
     BudgetReserved,
     GitHubError,
     GitHubSource,
+    Page,
     RateLimited,
     SliceSpent,
 )
@@ -75,9 +77,11 @@ logger = logging.getLogger(__name__)
 
 PER_PAGE = 100
 SYNC_LEASE = timedelta(minutes=30)
-# Changed ids a listing holds in its state row before sending them on to the pipeline: a few
-# pages' worth, one send a step for all of them instead of one a page.
-PIPELINE_HOLD = 500
+# Pages of a keyset listing written in one transaction, with their watermark and the ids they
+# hand the pipeline (sent after the commit, one send a step for all of them): a commit, a state
+# write and the pipeline's sends a page cost a backfill a quarter of its time. A listing that
+# is interrupted loses none of them: its committed pages are kept, the others read again.
+PAGES_PER_TRANSACTION = 5
 
 Progress = Callable[[str, int, int | None], None]  # (resource, items in this page, total guess)
 
@@ -153,14 +157,13 @@ def _page_held(state: SyncState):
     state.pipeline_held = pipeline.gathered_merge(state.pipeline_held or {}, gathered)
 
 
-def _held_send(state: SyncState, *, last: bool) -> None:
-    """After a page's commit: send the held ids on once they are PIPELINE_HOLD or the listing
-    ends (`last`), then clear them in the row. Ids held by an interrupted sync are sent by the
-    next, first (`last=True`): none is lost, and one sent twice (the sync stopped between the
-    send and the clearing) is a step run again on the same rows, which every step allows."""
-    held = state.pipeline_held or {}
-    if held and (last or pipeline.gathered_size(held) >= PIPELINE_HOLD):
-        pipeline.gathered_send(held)
+def _held_send(state: SyncState) -> None:
+    """After a commit: send the held ids on, then clear them in the row. Ids held by an
+    interrupted sync are sent by the next, first: none is lost, and one sent twice (the sync
+    stopped between the send and the clearing) is a step run again on the same rows, which
+    every step allows."""
+    if state.pipeline_held:
+        pipeline.gathered_send(state.pipeline_held)
         SyncState.objects.filter(pk=state.pk).update(pipeline_held={})
         state.pipeline_held = {}
 
@@ -199,11 +202,14 @@ def _keyset_listing(
     progress: Progress | None,
     prefetch: bool = False,
 ) -> None:
-    """Read an updated-ascending listing with `since`, committing each page with its watermark.
+    """Read an updated-ascending listing with `since`, committing its pages with their watermark
+    PAGES_PER_TRANSACTION at a time.
 
     With `prefetch`, the next page is requested while this one is written (the next `since` is
     known from the page itself), so HTTP and the database overlap. Only for writers that make
-    no requests of their own: the client is then used by one thread at a time.
+    no requests of their own: the client is then used by one thread at a time. A request that
+    fails (a rate limit, a spent slice, a 502) ends the listing after the pages read before it
+    are committed.
     """
     params = {"state": "all", "sort": "updated", "direction": "asc", "per_page": PER_PAGE}
 
@@ -211,42 +217,60 @@ def _keyset_listing(
         query = dict(params, since=since.isoformat().replace("+00:00", "Z")) if since else params
         return source.get(url, query if url == path else None, etag=etag)
 
-    since, first = state.watermark, True
-    _held_send(state, last=True)  # what an interrupted sync left
+    def pages_write(page: Page, since) -> tuple[list, tuple | None, Exception | None]:
+        """Write PAGES_PER_TRANSACTION pages from `page` (in the caller's transaction); returns
+        (what each wrote, the next page and its `since` or None at the end, the failure of the
+        request for the next page)."""
+        written: list[tuple[UpsertResult, int, int | None]] = []
+        for _ in range(PAGES_PER_TRANSACTION):
+            items = [item for item in page.items or [] if isinstance(item, dict)]
+            watermark = max(filter(None, (state.watermark, _newest(items))), default=None)
+            following = _following(page, path, since, watermark)
+            pending = pool.submit(fetch, *following) if pool and following else None
+            written.append((write_page(items), len(items), page.last_page))
+            state.watermark = watermark
+            state.requests_used += 1
+            if following is None:
+                return written, None, None
+            since = following[1]
+            try:
+                page = pending.result() if pending else fetch(*following)
+            except Exception as exc:  # noqa: BLE001 - raised once the pages read are committed
+                return written, None, exc
+        return written, (page, since), None
+
+    _held_send(state)  # what an interrupted sync left
     pool = ThreadPoolExecutor(max_workers=1) if prefetch else None
     try:
-        page = fetch(path, since, state.etag)
-        while not page.not_modified:
-            items = [item for item in page.items or [] if isinstance(item, dict)]
-            newest = _newest(items)
-            watermark = max(filter(None, (state.watermark, newest)), default=None)
-            following = None
-            if "next" in page.links:
-                if watermark and (since is None or watermark > since):
-                    following = (path, watermark)  # keyset: ask again from the new watermark
-                else:
-                    following = (page.links["next"], since)  # one updated_at fills a page
-            pending = pool.submit(fetch, *following) if pool and following else None
+        page = fetch(path, state.watermark, state.etag)
+        following = None if page.not_modified else (page, state.watermark)
+        if following:
+            state.etag = page.etag  # saved with the first pages
+        while following:
             with transaction.atomic():
-                with _page_held(state):
-                    result = write_page(items)
-                state.watermark = watermark
-                if first:
-                    state.etag = page.etag
-                state.requests_used += 1
+                with _page_held(state), upsert.sync_memo_transaction():
+                    written, following, failure = pages_write(*following)
                 state.save(update_fields=["watermark", "etag", "requests_used", "pipeline_held"])
-            _held_send(state, last=following is None)
-            report.record(state.resource, result, len(items))
-            if progress:
-                progress(state.resource, len(items), page.last_page and page.last_page * PER_PAGE)
-            if following is None:
-                return
-            first, since = False, following[1]
-            page = pending.result() if pending else fetch(*following)
+            _held_send(state)
+            for result, count, last_page in written:
+                report.record(state.resource, result, count)
+                if progress:
+                    progress(state.resource, count, last_page and last_page * PER_PAGE)
+            if failure is not None:
+                raise failure
     finally:
         if pool:
             pool.shutdown(wait=True)
         _held_flush(state)
+
+
+def _following(page: Page, path: str, since, watermark) -> tuple[str, datetime] | None:
+    """The next request of a keyset listing, (url, since), or None after its last page."""
+    if "next" not in page.links:
+        return None
+    if watermark and (since is None or watermark > since):
+        return (path, watermark)  # keyset: ask again from the new watermark
+    return (page.links["next"], since)  # one updated_at fills a page: follow the Link header
 
 
 def _sync_issues(repository, source, report, full, progress) -> None:
@@ -314,7 +338,7 @@ def _sync_pulls(repository, source, report, full, progress) -> None:
         query = dict(params, page=number) if number > 1 else params
         return source.get(path, query, etag="" if resumed else state.etag if number == 1 else "")
 
-    _held_send(state, last=True)  # what an interrupted sync left
+    _held_send(state)  # what an interrupted sync left
     # The next page is requested while this one is written (pulls_upsert makes no requests).
     with ThreadPoolExecutor(max_workers=1) as pool, _flushed_at_end(state):
         _pulls_pages(
@@ -363,7 +387,7 @@ def _pulls_pages(*, repository, state, report, progress, prefetch, page, number,
                     "pipeline_held",
                 ]
             )
-        _held_send(state, last=pending is None)
+        _held_send(state)
         report.record(state.resource, result, len(fresh))
         if progress:
             progress(state.resource, len(fresh), page.last_page and page.last_page * PER_PAGE)
