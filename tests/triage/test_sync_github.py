@@ -612,3 +612,23 @@ def test_a_listing_stopped_by_a_rate_limit_sends_what_its_pages_changed(populate
     sent = _runs_of(steps_run, "triage.tasks.classify_issues")
     assert stored and {pk for ids in sent for pk in ids} == stored
     assert SyncState.objects.get(resource="issues").pipeline_held == {}
+
+
+def test_ids_a_failed_send_could_not_hand_on_are_kept_for_the_next_sync(
+    populated, steps_run, monkeypatch
+):
+    from config import wiring
+
+    # the sends fail as they would with the broker down: the steps cannot be handed on
+    monkeypatch.setattr(wiring, "AFTER_ISSUES_CHANGED", ["triage.tasks.no_such_step"])
+    with pytest.raises(ImportError):
+        run_sync()
+    held = SyncState.objects.get(resource="issues").pipeline_held["issues_changed"]
+    assert sorted(held) == sorted(Issue.objects.values_list("pk", flat=True))
+
+    monkeypatch.undo()
+    steps_run.clear()
+    run_sync()  # nothing changed on GitHub: what was held is sent first
+
+    assert sorted(_runs_of(steps_run, "triage.tasks.classify_issues")[0]) == sorted(held)
+    assert SyncState.objects.get(resource="issues").pipeline_held == {}

@@ -162,10 +162,15 @@ def _held_send(state: SyncState) -> None:
     interrupted sync are sent by the next, first: none is lost, and one sent twice (the sync
     stopped between the send and the clearing) is a step run again on the same rows, which
     every step allows."""
-    if state.pipeline_held:
-        pipeline.gathered_send(state.pipeline_held)
+    if not state.pipeline_held:
+        return
+    held, state.pipeline_held = state.pipeline_held, {}
+
+    def send() -> None:
+        pipeline.gathered_send(held)
         SyncState.objects.filter(pk=state.pk).update(pipeline_held={})
-        state.pipeline_held = {}
+
+    transaction.on_commit(send)  # at once, unless the sync runs inside a caller's transaction
 
 
 @contextmanager
@@ -180,16 +185,12 @@ def _held_flush(state: SyncState) -> None:
     """A listing that stops early (a spent slice, an error) still sends on what its committed
     pages hold, read back from its row (not a page that rolled back). When that fails too
     (the broker is down), the ids stay in the row and the next sync sends them first."""
-    held = SyncState.objects.filter(pk=state.pk).values_list("pipeline_held", flat=True).first()
-    if not held:
-        return
     try:
-        pipeline.gathered_send(held)
+        held = SyncState.objects.filter(pk=state.pk).values_list("pipeline_held", flat=True)
+        state.pipeline_held = held.first() or {}
+        _held_send(state)
     except Exception:  # noqa: BLE001 - kept for the next sync; the listing's own error goes on
         logger.warning("%s: held pipeline ids kept for the next sync", state, exc_info=True)
-        return
-    SyncState.objects.filter(pk=state.pk).update(pipeline_held={})
-    state.pipeline_held = {}
 
 
 def _keyset_listing(
