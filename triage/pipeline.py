@@ -55,8 +55,11 @@ HOOKS = {
     "pull_files_read": "AFTER_PULL_FILES_READ",
 }
 
+# Ids by hook ({"issues_changed": [1, 2]}), as `gathered` collects them.
+Gathered = dict[str, list[int]]
+
 # Where a caller gathers the hooks' ids instead of sending them on commit (`gathered`).
-_gathering: ContextVar[dict[str, list[int]] | None] = ContextVar("pipeline_gathering", default=None)
+_gathering: ContextVar[Gathered | None] = ContextVar("pipeline_gathering", default=None)
 
 
 def _tasks(hook: str) -> list:
@@ -77,12 +80,12 @@ def _enqueue(hook: str, ids: list[int]) -> None:
 
 
 @contextmanager
-def gathered() -> Iterator[dict[str, list[int]]]:
+def gathered() -> Iterator[Gathered]:
     """Within it, the hooks below gather their ids ({hook: [ids]}) instead of sending them when
     the transaction commits; the caller keeps them and sends them on (`gathered_send`). A sync
     holds a few pages' worth in its state row, committed with each page, and sends them in one
     go: a backfill's page otherwise cost one send a step, most of its time after the write."""
-    gathering: dict[str, list[int]] = {}
+    gathering: Gathered = {}
     token = _gathering.set(gathering)
     try:
         yield gathering
@@ -90,7 +93,7 @@ def gathered() -> Iterator[dict[str, list[int]]]:
         _gathering.reset(token)
 
 
-def gathered_merge(held: dict[str, list[int]], more: dict[str, list[int]]) -> dict[str, list[int]]:
+def gathered_merge(held: Gathered, more: Gathered) -> Gathered:
     """The ids of both, by hook, each id once."""
     merged = {hook: list(ids) for hook, ids in held.items()}
     for hook, ids in more.items():
@@ -98,7 +101,26 @@ def gathered_merge(held: dict[str, list[int]], more: dict[str, list[int]]) -> di
     return merged
 
 
-def gathered_send(held: dict[str, list[int]]) -> None:
+def gathered_without(
+    held: dict[str, list[int]], sent: dict[str, list[int]]
+) -> dict[str, list[int]]:
+    """The ids of `held` not in `sent`, by hook (hooks left with none are dropped)."""
+    left = {}
+    for hook, ids in held.items():
+        gone = set(sent.get(hook, ()))
+        if rest := [pk for pk in ids if pk not in gone]:
+            left[hook] = rest
+    return left
+
+
+def runs_in_process() -> bool:
+    """Whether the steps run in this process when sent (no broker: the embedded default)."""
+    from config.celery import app
+
+    return bool(app.conf.task_always_eager)
+
+
+def gathered_send(held: Gathered) -> None:
     """Send gathered ids on, as the hooks would have: each hook's steps once, with all its ids.
     A hook this version does not know (held by an older one) is logged and left out."""
     for hook, ids in held.items():

@@ -47,13 +47,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -77,10 +77,11 @@ logger = logging.getLogger(__name__)
 
 PER_PAGE = 100
 SYNC_LEASE = timedelta(minutes=30)
-# Pages of a keyset listing written in one transaction, with their watermark and the ids they
-# hand the pipeline (sent after the commit, one send a step for all of them): a commit, a state
-# write and the pipeline's sends a page cost a backfill a quarter of its time. A listing that
-# is interrupted loses none of them: its committed pages are kept, the others read again.
+# At most this many pages of a keyset listing written in one transaction, with their
+# watermark and the ids they hand the pipeline (sent after the commit, one send a step for all
+# of them): those that arrived while the one before was written. A commit, a state write and
+# the pipeline's sends a page cost a backfill a quarter of its time. A listing that is
+# interrupted loses none of them: its committed pages are kept, the others read again.
 PAGES_PER_TRANSACTION = 5
 
 Progress = Callable[[str, int, int | None], None]  # (resource, items in this page, total guess)
@@ -148,49 +149,106 @@ def _newest(items: list[dict]):
     return max((s for s in stamps if s), default=None)
 
 
-@contextmanager
-def _page_held(state: SyncState):
-    """Within a page's transaction: the pipeline's ids of what the page changed are added to
-    those the listing holds (`state.pipeline_held`), which the page's save commits with it."""
-    with pipeline.gathered() as gathered:
-        yield
-    state.pipeline_held = pipeline.gathered_merge(state.pipeline_held or {}, gathered)
+class _HeldSender:
+    """Sends a listing's held pipeline ids (`SyncState.pipeline_held`) on after each commit.
 
-
-def _held_send(state: SyncState) -> None:
-    """After a commit: send the held ids on, then clear them in the row. Ids held by an
+    With a broker, a send runs on a thread of its own while the listing goes on, so the listing
+    never waits for the broker: not for its round trips, and not through an outage, when its
+    pages are still written and their ids held in the row. Ids leave the row only once a send
+    of them succeeded; a failed send is logged and its ids go with the next. Ids held by an
     interrupted sync are sent by the next, first: none is lost, and one sent twice (the sync
-    stopped between the send and the clearing) is a step run again on the same rows, which
-    every step allows."""
-    if not state.pipeline_held:
-        return
-    held, state.pipeline_held = state.pipeline_held, {}
+    stopped between a send and the clearing) is a step run again on the same rows, which every
+    step allows. Tasks in process (no broker) run at once, on the listing's thread. Every
+    database call is made on the listing's thread."""
 
-    def send() -> None:
-        pipeline.gathered_send(held)
-        SyncState.objects.filter(pk=state.pk).update(pipeline_held={})
+    def __init__(self, state: SyncState):
+        self.state = state
+        self.pool = None if pipeline.runs_in_process() else ThreadPoolExecutor(max_workers=1)
+        self.in_flight: tuple[Future, dict] | None = None
+        self.added: pipeline.Gathered = {}  # held since the send in flight started
 
-    transaction.on_commit(send)  # at once, unless the sync runs inside a caller's transaction
+    @contextmanager
+    def page(self):
+        """Within a transaction: the pipeline's ids of what its pages change are added to those
+        the listing holds (`state.pipeline_held`), which its save commits with them."""
+        with pipeline.gathered() as gathered:
+            yield
+        self.state.pipeline_held = pipeline.gathered_merge(self.state.pipeline_held or {}, gathered)
+        self.added = pipeline.gathered_merge(self.added, gathered)
+
+    def after_commit(self) -> None:
+        self._settle(wait=False)
+        held = self.state.pipeline_held
+        if not held or self.in_flight is not None:
+            return
+        if self.pool is None or connection.in_atomic_block:  # in a caller's transaction: later
+            transaction.on_commit(self._send_now)
+        else:
+            self.in_flight = (self.pool.submit(pipeline.gathered_send, dict(held)), dict(held))
+            self.added = {}
+
+    def finish(self) -> None:
+        """At the listing's end: wait for the send in flight, then send what is left (raises
+        when that fails: the ids stay in the row)."""
+        try:
+            self._settle(wait=True)
+            self._send_now()
+        finally:
+            if self.pool:
+                self.pool.shutdown(wait=True)
+
+    def _send_now(self) -> None:
+        """Send all that is held, on this thread."""
+        held = dict(self.state.pipeline_held or {})
+        if held:
+            self.added = {}
+            pipeline.gathered_send(held)
+            self._sent(held)
+
+    def _settle(self, *, wait: bool) -> None:
+        if self.in_flight is None or not (wait or self.in_flight[0].done()):
+            return
+        (future, held), self.in_flight = self.in_flight, None
+        try:
+            future.result()
+        except Exception:  # noqa: BLE001 - the ids stay held and go with the next send
+            logger.warning(
+                "%s: a pipeline send failed; its ids stay held", self.state, exc_info=True
+            )
+            return
+        self._sent(held)
+
+    def _sent(self, held: dict) -> None:
+        # an id held again since (its row changed again) was not sent with that change
+        sent = pipeline.gathered_without(held, self.added)
+        remaining = pipeline.gathered_without(self.state.pipeline_held or {}, sent)
+        self.state.pipeline_held = remaining
+        SyncState.objects.filter(pk=self.state.pk).update(pipeline_held=remaining)
 
 
 @contextmanager
-def _flushed_at_end(state: SyncState):
+def _held_sent(state: SyncState):
+    """A listing's _HeldSender: what an interrupted sync left is sent first; at the end what is
+    held is sent, and a listing that stops early (a spent slice, an error) still sends what its
+    committed pages hold, read back from its row (not a page that rolled back). When that
+    fails too (the broker is down), the ids stay in the row for the next sync, and the
+    listing's own error goes on."""
+    sender = _HeldSender(state)
+    sender.after_commit()
     try:
-        yield
-    finally:
-        _held_flush(state)
-
-
-def _held_flush(state: SyncState) -> None:
-    """A listing that stops early (a spent slice, an error) still sends on what its committed
-    pages hold, read back from its row (not a page that rolled back). When that fails too
-    (the broker is down), the ids stay in the row and the next sync sends them first."""
-    try:
-        held = SyncState.objects.filter(pk=state.pk).values_list("pipeline_held", flat=True)
-        state.pipeline_held = held.first() or {}
-        _held_send(state)
-    except Exception:  # noqa: BLE001 - kept for the next sync; the listing's own error goes on
-        logger.warning("%s: held pipeline ids kept for the next sync", state, exc_info=True)
+        yield sender
+    except BaseException:
+        try:
+            held = SyncState.objects.filter(pk=state.pk).values_list("pipeline_held", flat=True)
+            state.pipeline_held = held.first() or {}
+            sender.finish()
+        except Exception:  # noqa: BLE001 - kept for the next sync; the listing's error goes on
+            logger.warning("%s: held pipeline ids kept for the next sync", state, exc_info=True)
+        finally:
+            if sender.pool:
+                sender.pool.shutdown(wait=True)
+        raise
+    sender.finish()
 
 
 def _keyset_listing(
@@ -208,9 +266,11 @@ def _keyset_listing(
 
     With `prefetch`, the next page is requested while this one is written (the next `since` is
     known from the page itself), so HTTP and the database overlap. Only for writers that make
-    no requests of their own: the client is then used by one thread at a time. A request that
-    fails (a rate limit, a spent slice, a 502) ends the listing after the pages read before it
-    are committed.
+    no requests of their own: the client is then used by one thread at a time. Pages that
+    arrive while the one before is written (a backfill whose database is slower than GitHub)
+    share a transaction, up to PAGES_PER_TRANSACTION; a transaction never waits for a request,
+    so a request that fails (a rate limit, a spent slice, a 502) ends the listing after every
+    page before it is committed.
     """
     params = {"state": "all", "sort": "updated", "direction": "asc", "per_page": PER_PAGE}
 
@@ -218,12 +278,13 @@ def _keyset_listing(
         query = dict(params, since=since.isoformat().replace("+00:00", "Z")) if since else params
         return source.get(url, query if url == path else None, etag=etag)
 
-    def pages_write(page: Page, since) -> tuple[list, tuple | None, Exception | None]:
-        """Write PAGES_PER_TRANSACTION pages from `page` (in the caller's transaction); returns
-        (what each wrote, the next page and its `since` or None at the end, the failure of the
-        request for the next page)."""
+    def pages_write(page: Page, since) -> tuple[list, tuple | None]:
+        """Write pages from `page` in the caller's transaction: the next one too when it has
+        already arrived (the prefetch), up to PAGES_PER_TRANSACTION, so that the transaction
+        never waits for GitHub. Returns (what each wrote, the next request: (its prefetch or
+        None, (url, since)), or None after the listing's last page)."""
         written: list[tuple[UpsertResult, int, int | None]] = []
-        for _ in range(PAGES_PER_TRANSACTION):
+        while True:
             items = [item for item in page.items or [] if isinstance(item, dict)]
             watermark = max(filter(None, (state.watermark, _newest(items))), default=None)
             following = _following(page, path, since, watermark)
@@ -232,37 +293,39 @@ def _keyset_listing(
             state.watermark = watermark
             state.requests_used += 1
             if following is None:
-                return written, None, None
-            since = following[1]
-            try:
-                page = pending.result() if pending else fetch(*following)
-            except Exception as exc:  # noqa: BLE001 - raised once the pages read are committed
-                return written, None, exc
-        return written, (page, since), None
+                return written, None
+            ready = pending is not None and pending.done() and pending.exception() is None
+            if len(written) == PAGES_PER_TRANSACTION or not ready:
+                return written, (pending, following)
+            page, since = pending.result(), following[1]
 
-    _held_send(state)  # what an interrupted sync left
     pool = ThreadPoolExecutor(max_workers=1) if prefetch else None
     try:
-        page = fetch(path, state.watermark, state.etag)
-        following = None if page.not_modified else (page, state.watermark)
-        if following:
+        with _held_sent(state) as sender:
+            page = fetch(path, state.watermark, state.etag)
+            if page.not_modified:
+                return
             state.etag = page.etag  # saved with the first pages
-        while following:
-            with transaction.atomic():
-                with _page_held(state), upsert.sync_memo_transaction():
-                    written, following, failure = pages_write(*following)
-                state.save(update_fields=["watermark", "etag", "requests_used", "pipeline_held"])
-            _held_send(state)
-            for result, count, last_page in written:
-                report.record(state.resource, result, count)
-                if progress:
-                    progress(state.resource, count, last_page and last_page * PER_PAGE)
-            if failure is not None:
-                raise failure
+            since = state.watermark
+            while True:
+                with transaction.atomic():
+                    with sender.page(), upsert.sync_memo_transaction():
+                        written, following = pages_write(page, since)
+                    state.save(
+                        update_fields=["watermark", "etag", "requests_used", "pipeline_held"]
+                    )
+                sender.after_commit()
+                for result, count, last_page in written:
+                    report.record(state.resource, result, count)
+                    if progress:
+                        progress(state.resource, count, last_page and last_page * PER_PAGE)
+                if following is None:
+                    return
+                pending, (url, since) = following
+                page = pending.result() if pending else fetch(url, since)  # after the commit
     finally:
         if pool:
             pool.shutdown(wait=True)
-        _held_flush(state)
 
 
 def _following(page: Page, path: str, since, watermark) -> tuple[str, datetime] | None:
@@ -339,10 +402,10 @@ def _sync_pulls(repository, source, report, full, progress) -> None:
         query = dict(params, page=number) if number > 1 else params
         return source.get(path, query, etag="" if resumed else state.etag if number == 1 else "")
 
-    _held_send(state)  # what an interrupted sync left
     # The next page is requested while this one is written (pulls_upsert makes no requests).
-    with ThreadPoolExecutor(max_workers=1) as pool, _flushed_at_end(state):
+    with ThreadPoolExecutor(max_workers=1) as pool, _held_sent(state) as sender:
         _pulls_pages(
+            sender=sender,
             repository=repository,
             state=state,
             report=report,
@@ -356,7 +419,9 @@ def _sync_pulls(repository, source, report, full, progress) -> None:
     _note_success(state, source)
 
 
-def _pulls_pages(*, repository, state, report, progress, prefetch, page, number, newest, stop_at):
+def _pulls_pages(
+    *, sender, repository, state, report, progress, prefetch, page, number, newest, stop_at
+):
     first_etag = ""
     while True:
         if page.not_modified:
@@ -368,7 +433,7 @@ def _pulls_pages(*, repository, state, report, progress, prefetch, page, number,
         more = "next" in page.links and len(fresh) == len(items)
         pending = prefetch(number + 1) if more else None
         with transaction.atomic():
-            with _page_held(state):
+            with sender.page():
                 result = ingest.pulls_upsert(repository=repository, items=fresh)
             state.requests_used += 1
             if more:
@@ -388,7 +453,7 @@ def _pulls_pages(*, repository, state, report, progress, prefetch, page, number,
                     "pipeline_held",
                 ]
             )
-        _held_send(state)
+        sender.after_commit()
         report.record(state.resource, result, len(fresh))
         if progress:
             progress(state.resource, len(fresh), page.last_page and page.last_page * PER_PAGE)
