@@ -262,7 +262,7 @@ def _keyset_listing(
     prefetch: bool = False,
 ) -> None:
     """Read an updated-ascending listing with `since`, committing its pages with their watermark
-    PAGES_PER_TRANSACTION at a time.
+    (up to PAGES_PER_TRANSACTION in one transaction).
 
     With `prefetch`, the next page is requested while this one is written (the next `since` is
     known from the page itself), so HTTP and the database overlap. Only for writers that make
