@@ -29,7 +29,7 @@ def broker_connect_ahead() -> threading.Thread | None:
     cannot be reached is left for the first send to report."""
     from config.celery import app
 
-    if app.conf.task_always_eager:
+    if runs_in_process():
         return None
     thread = threading.Thread(
         target=_connect, args=(app,), name="broker-connect-ahead", daemon=True
@@ -83,8 +83,9 @@ def _enqueue(hook: str, ids: list[int]) -> None:
 def gathered() -> Iterator[Gathered]:
     """Within it, the hooks below gather their ids ({hook: [ids]}) instead of sending them when
     the transaction commits; the caller keeps them and sends them on (`gathered_send`). A sync
-    holds a few pages' worth in its state row, committed with each page, and sends them in one
-    go: a backfill's page otherwise cost one send a step, most of its time after the write."""
+    holds those of a transaction's pages in its state row, committed with them, and sends them
+    after the commit, one send a step: a send a step and a page cost a backfill much of its
+    time."""
     gathering: Gathered = {}
     token = _gathering.set(gathering)
     try:
@@ -101,9 +102,7 @@ def gathered_merge(held: Gathered, more: Gathered) -> Gathered:
     return merged
 
 
-def gathered_without(
-    held: dict[str, list[int]], sent: dict[str, list[int]]
-) -> dict[str, list[int]]:
+def gathered_without(held: Gathered, sent: Gathered) -> Gathered:
     """The ids of `held` not in `sent`, by hook (hooks left with none are dropped)."""
     left = {}
     for hook, ids in held.items():
