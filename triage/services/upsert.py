@@ -149,6 +149,22 @@ def _json_value(value):
     raise TypeError(f"{type(value).__name__} is not a column value an upsert writes")
 
 
+def _defaults(others) -> list:
+    """Each other column's default as a new row gets it (a callable's, each time)."""
+    return [f.get_db_prep_save(f.get_default(), connection) for f in others]
+
+
+def _json_decoded(rows: list[tuple], fields, start: int) -> list[list]:
+    """The rows with the values of `fields` (from column `start` on) as Django's fields read
+    them: Django reads jsonb as text, and its JSON field decodes it."""
+    decode = [(start + i, f) for i, f in enumerate(fields) if isinstance(f, models.JSONField)]
+    decoded = [list(row) for row in rows]
+    for row in decoded:
+        for i, json_field in decode:
+            row[i] = json_field.from_db_value(row[i], None, connection)
+    return decoded
+
+
 def _json_upsert(model, columns, rows, conflict, update, returning) -> list[tuple]:
     """Postgres: one `INSERT ... SELECT FROM jsonb_array_elements(the page) ... ON CONFLICT`
     whose text is the same for every page of a kind, so psycopg prepares it once a connection
@@ -161,11 +177,9 @@ def _json_upsert(model, columns, rows, conflict, update, returning) -> list[tupl
     sql, others = _json_upsert_sql(
         model, tuple(columns), tuple(conflict), tuple(update), tuple(returning)
     )
-    # a new row gets the model's default for every other column (a callable's, each time)
-    defaults = [f.get_db_prep_save(f.get_default(), connection) for f in others]
     page = json.dumps(rows, default=_json_value, ensure_ascii=False, allow_nan=False)
     with _bound_cursor() as cursor:
-        cursor.execute(sql, [*defaults, page])
+        cursor.execute(sql, [*_defaults(others), page])
         return cursor.fetchall() if returning else []
 
 
@@ -242,26 +256,14 @@ def _json_insert_new(model, columns, rows, *, conflict, probe, links) -> list[tu
         tuple(probe),
         tuple((through, owner, other) for through, owner, other, _ in links),
     )
-    defaults = [f.get_db_prep_save(f.get_default(), connection) for f in others]
     pages = [
         json.dumps(values, default=_json_value, ensure_ascii=False, allow_nan=False)
         for values in (rows, *(pairs for *_, pairs in links))
     ]
     with _bound_cursor() as cursor:
-        cursor.execute(sql, [*defaults, *pages])
+        cursor.execute(sql, [*_defaults(others), *pages])
         found = cursor.fetchall()
-    start = len(conflict) + 2
-    decode = [
-        (start + i, f)
-        for i, f in enumerate(_column(model, n) for n in probe)
-        if isinstance(f, models.JSONField)
-    ]
-    if decode:  # Django reads jsonb as text; its field decodes it
-        found = [list(row) for row in found]
-        for row in found:
-            for i, json_field in decode:
-                row[i] = json_field.from_db_value(row[i], None, connection)
-    return found
+    return _json_decoded(found, [_column(model, n) for n in probe], len(conflict) + 2)
 
 
 @cache
@@ -630,18 +632,10 @@ def _stored_probed(repository: Repository, numbers: list[int], fields) -> dict[i
         f"FROM page JOIN {quote(Issue._meta.db_table)} AS i "
         f"ON (i.{repository_id}, i.{number}) = (page.repository, page.number)"
     )
-    # Django reads jsonb as text; its field decodes it
-    decode = [(i, f) for i, f in enumerate(columns, start=1) if isinstance(f, models.JSONField)]
     with _bound_cursor() as cursor:
         cursor.execute(sql, [repository.pk, numbers])
         rows = cursor.fetchall()
-    found = {}
-    for row in rows:
-        row = list(row)
-        for i, json_field in decode:
-            row[i] = json_field.from_db_value(row[i], None, connection)
-        found[row[0]] = tuple(row[1:])
-    return found
+    return {row[0]: tuple(row[1:]) for row in _json_decoded(rows, columns, 1)}
 
 
 def _changed_rows_write(
