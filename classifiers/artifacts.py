@@ -202,6 +202,17 @@ def metadata_check(metadata: dict) -> None:
                 ) from None
 
 
+def state_load(name: str, version: str) -> tuple[dict, dict]:
+    """A stored version's state and metadata, once they are checked: made with this
+    scikit-learn (and encoder), and the model file the one that was saved."""
+    metadata = metadata_read(name, version)
+    metadata_check(metadata)
+    path = artifact_root() / name / version / MODEL_FILE
+    if not path.exists() or _sha256(path) != metadata.get("model_sha256"):
+        raise ArtifactError(f"{name} {version}: {path} is missing or not the file that was saved")
+    return joblib.load(path), metadata
+
+
 _cache: dict[tuple[str, str, str], LoadedModel] = {}
 _cache_lock = threading.Lock()
 
@@ -215,12 +226,7 @@ def artifact_load(name: str, version: str | None = None) -> LoadedModel:
     with _cache_lock:
         if key in _cache:
             return _cache[key]
-    metadata = metadata_read(name, version)
-    metadata_check(metadata)
-    path = artifact_root() / name / version / MODEL_FILE
-    if not path.exists() or _sha256(path) != metadata.get("model_sha256"):
-        raise ArtifactError(f"{name} {version}: {path} is missing or not the file that was saved")
-    state = joblib.load(path)
+    state, metadata = state_load(name, version)
     loaded = LoadedModel(name, version, model_class(name).from_state(state), metadata)
     with _cache_lock:
         _cache[key] = loaded

@@ -26,7 +26,6 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import joblib
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -270,23 +269,11 @@ def forecast_model_load(series: ReleaseSeries) -> LoadedForecast | None:
     with _cache_lock:
         if key in _cache:
             return _cache[key]
-    metadata = artifacts.metadata_read(name, version)
-    artifacts.metadata_check(metadata)
-    path = artifacts.artifact_root() / name / version / artifacts.MODEL_FILE
-    if not path.exists() or _sha256(path) != metadata.get("model_sha256"):
-        raise artifacts.ArtifactError(f"{name} {version}: {path} is missing or was changed")
-    loaded = LoadedForecast(version, ForecastModel.from_state(joblib.load(path)), metadata)
+    state, metadata = artifacts.state_load(name, version)
+    loaded = LoadedForecast(version, ForecastModel.from_state(state), metadata)
     with _cache_lock:
         _cache[key] = loaded
     return loaded
-
-
-def _sha256(path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def forecast_for_train(

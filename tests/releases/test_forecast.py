@@ -181,6 +181,16 @@ def test_a_model_from_another_scikit_learn_is_refused(history_data):
     assert "scikit-learn 0.0.1" in report["forecast"]["note"]
 
 
+def test_a_changed_model_file_is_refused(history_data):
+    result = forecast_retrain(series=history_data["series"], now=NOW)
+    name = forecast.model_name(history_data["series"])
+    path = artifacts.artifact_root() / name / result.version / artifacts.MODEL_FILE
+    path.write_bytes(path.read_bytes() + b"changed")
+    report = readiness_build(series=history_data["series"], version="7.9", as_of=NOW.date())
+    assert report["forecast"]["available"] is False
+    assert "not the file that was saved" in report["forecast"]["note"]
+
+
 def test_too_little_history_trains_nothing(series):
     result = forecast_retrain(series=series, now=NOW)
     assert result.version == "" and "need 20 rows" in result.skipped

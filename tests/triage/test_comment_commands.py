@@ -95,6 +95,8 @@ def test_a_command_from_someone_without_rights_changes_nothing_and_gets_one_repl
         ("/duplicate soon", "name the issue"),
         ("/priority urgent", "whole number from 0 to 100"),
         ("/assign not a login!", "is not a GitHub login"),
+        ("/assign", "name at least one GitHub login"),
+        ("/assign " + " ".join(f"@user{n}" for n in range(11)), "at most 10 assignees"),
     ],
 )
 def test_bad_arguments_are_refused_with_a_reply_and_change_nothing(
@@ -117,7 +119,7 @@ def test_duplicate_priority_needinfo_and_assign(
         make,
         emulator,
         issue,
-        "/duplicate #3\n/priority 80\n/assign @alice\n/needinfo\n```\n/kind question\n```",
+        "/duplicate #3\n/priority 80\n/assign @alice, alice\n/needinfo\n```\n/kind question\n```",
     )
     report = run(issue, django_capture_on_commit_callbacks)
     assert len(report.done) == 4, report.refused

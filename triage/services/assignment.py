@@ -11,7 +11,7 @@ from triage.models import GitHubWrite, Issue, TriageAction
 from triage.services import outbox
 
 LOGIN = linear_re.compile(r"^@?([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
-MAX_ASSIGNEES = 10
+MAX_ASSIGNEES = 10  # GitHub's limit per issue
 
 
 class AssignmentError(ValueError):
@@ -19,6 +19,8 @@ class AssignmentError(ValueError):
 
 
 def logins_parse(text: str) -> list[str]:
+    """The logins named, in order and once each (`@` optional, commas or spaces between);
+    AssignmentError says what is wrong: the dashboard's form and the `/assign` command."""
     logins = []
     for word in (text or "").replace(",", " ").split():
         match = LOGIN.match(word)

@@ -42,15 +42,20 @@ from triage.models import (
     Repository,
     TriageAction,
 )
-from triage.services import classification, needs_info, outbox, priority, reply_templates
+from triage.services import (
+    assignment,
+    classification,
+    needs_info,
+    outbox,
+    priority,
+    reply_templates,
+)
 
 Op = GitHubWrite.Operation
 TRIAGE_COMMANDS = ("kind", "component", "severity", "duplicate", "priority", "needinfo", "assign")
 COMMAND_LINE = linear_re.compile(r"(?m)^[ \t]*/([a-z]{2,20})\b([^\n]{0,250})")
 MAX_COMMANDS = 10  # per comment
-LOGIN = linear_re.compile(r"^@?([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
 ISSUE_REF = linear_re.compile(r"^(?:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(\d{1,9})$")
-MAX_ASSIGNEES = 10  # GitHub's limit per issue
 
 
 class CommandRefused(Exception):
@@ -143,16 +148,10 @@ def _needinfo(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
 
 
 def _assign(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
-    logins = []
-    for word in argument.split():
-        match = LOGIN.match(word)
-        if not match:
-            raise CommandRefused(f"{word!r} is not a GitHub login: /assign @user")
-        logins.append(match.group(1))
-    if not logins:
-        raise CommandRefused("say whom: /assign @user")
-    if len(logins) > MAX_ASSIGNEES:
-        raise CommandRefused(f"at most {MAX_ASSIGNEES} assignees")
+    try:
+        logins = assignment.logins_parse(argument)
+    except assignment.AssignmentError as exc:
+        raise CommandRefused(f"{exc}: /assign @user") from None
     before = sorted(issue.assignees.values_list("login", flat=True))
     write = outbox.write_plan(
         issue=issue,
