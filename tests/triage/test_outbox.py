@@ -133,6 +133,40 @@ def test_closing_reopening_reacting_and_removing_a_label(issue, emulator):
     assert (reaction["content"], reaction["user"]["login"]) == ("+1", BOT)
 
 
+@pytest.mark.parametrize(
+    ("operation", "payload", "words"),
+    [
+        (
+            Op.COMMENT,
+            {"body": "Please add X.\nThanks", "marker": "ask"},
+            "comment on {ref} (ask): Please add X.",
+        ),
+        (Op.ADD_LABELS, {"labels": ["needs info", "bug"]}, "add labels needs info, bug to {ref}"),
+        (Op.REMOVE_LABEL, {"label": "needs info"}, "remove label needs info from {ref}"),
+        (Op.ASSIGN, {"assignees": ["alice", "bob"]}, "assign alice, bob to {ref}"),
+        (Op.UNASSIGN, {"assignees": ["alice"]}, "unassign alice from {ref}"),
+        (Op.CLOSE, {"state_reason": "not_planned"}, "close {ref} as not_planned"),
+        (Op.CLOSE, {}, "close {ref} as completed"),
+        (Op.REOPEN, {}, "reopen {ref}"),
+        (
+            Op.REQUEST_REVIEW,
+            {"reviewers": ["alice"], "team_reviewers": ["hip"]},
+            "request reviews of {ref} from @alice, @ROCm/hip",
+        ),
+        (Op.REACT, {"comment_id": 5, "content": "eyes"}, "react eyes to comment 5"),
+    ],
+)
+def test_a_dry_run_says_in_words_what_each_write_would_do(
+    issue, emulator, operation, payload, words
+):
+    issue.repository.github_dry_run = True
+    issue.repository.save()
+    row = plan(issue, operation, "k", payload)
+    assert row.status == "planned"
+    assert row.detail == "dry run: would " + words.format(ref=issue.reference)
+    assert emulator.issue(REPO, 7)["labels"] == [] and emulator.comments(REPO, 7) == []
+
+
 def test_stopping_skips_what_waits_and_what_comes(issue, emulator, triager):
     waiting = plan(issue, Op.ADD_LABELS, "l", {"labels": ["needs info"]})
     assert outbox.writes_stop(user=triager, reason="incident") == 1

@@ -243,25 +243,32 @@ def _enqueue(pk: int, countdown: float | None = None) -> bool:
     return True
 
 
+# How a write of each plain operation reads; comments, review requests and reactions below.
+DESCRIPTIONS = {
+    Op.ADD_LABELS: "add labels {labels} to {ref}",
+    Op.REMOVE_LABEL: "remove label {label} from {ref}",
+    Op.ASSIGN: "assign {assignees} to {ref}",
+    Op.UNASSIGN: "unassign {assignees} from {ref}",
+    Op.CLOSE: "close {ref} as {state_reason}",
+    Op.REOPEN: "reopen {ref}",
+}
+
+
 def describe(row: GitHubWrite) -> str:
     """What the write does, in words (the dry run's listing, the audit)."""
     data = row.payload or {}
     ref = row.issue.reference
+    if row.operation in DESCRIPTIONS:
+        return DESCRIPTIONS[row.operation].format(
+            ref=ref,
+            labels=", ".join(data.get("labels", [])),
+            label=data.get("label", ""),
+            assignees=", ".join(data.get("assignees", [])),
+            state_reason=data.get("state_reason", "completed"),
+        )
     if row.operation == Op.COMMENT:
         first = (data.get("body") or "").strip().splitlines()[:1]
         return f"comment on {ref} ({data.get('marker', '')}): {first[0][:120] if first else ''}"
-    if row.operation == Op.ADD_LABELS:
-        return f"add labels {', '.join(data.get('labels', []))} to {ref}"
-    if row.operation == Op.REMOVE_LABEL:
-        return f"remove label {data.get('label', '')} from {ref}"
-    if row.operation == Op.ASSIGN:
-        return f"assign {', '.join(data.get('assignees', []))} to {ref}"
-    if row.operation == Op.UNASSIGN:
-        return f"unassign {', '.join(data.get('assignees', []))} from {ref}"
-    if row.operation == Op.CLOSE:
-        return f"close {ref} as {data.get('state_reason', 'completed')}"
-    if row.operation == Op.REOPEN:
-        return f"reopen {ref}"
     if row.operation == Op.REQUEST_REVIEW:
         org = row.repository.owner
         named = [
