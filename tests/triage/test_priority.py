@@ -199,4 +199,7 @@ def test_beat_runs_the_reprioritization_hourly_on_the_classify_queue():
     entry = PeriodicTask.objects.get(task="triage.tasks.classify_reprioritize_open")
     assert (entry.interval.every, entry.interval.period, entry.queue) == (1, "hours", "classify")
     assert entry.task in tasks.classify_reprioritize_open.app.tasks
-    assert PeriodicTask.objects.filter(task="triage.tasks.classify_retrain_models").count() == 1
+    retrain = PeriodicTask.objects.get(task="triage.tasks.classify_retrain_models")
+    cron = retrain.crontab
+    assert (cron.minute, cron.hour, cron.day_of_week, str(cron.timezone)) == ("0", "3", "0", "UTC")
+    assert retrain.queue == "classify"

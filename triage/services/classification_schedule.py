@@ -9,31 +9,23 @@ An admin may change or disable either entry; installing again leaves their chang
 
 from __future__ import annotations
 
-from django_celery_beat.models import CrontabSchedule, IntervalSchedule, PeriodicTask
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+from config.beat_schedules import CrontabJob, crontab_jobs_install
 
 RETRAIN_TASK = "triage.tasks.classify_retrain_models"
 RETRAIN_NAME = "retrain classifiers weekly"
 REPRIORITIZE_TASK = "triage.tasks.classify_reprioritize_open"
 REPRIORITIZE_NAME = "reprioritize open issues hourly"
-
-
-def retraining_schedule_install() -> PeriodicTask:
-    """Sundays 03:00 UTC, on the classify queue."""
-    weekly, _ = CrontabSchedule.objects.get_or_create(
-        minute="0", hour="3", day_of_week="0", day_of_month="*", month_of_year="*", timezone="UTC"
-    )
-    task, _ = PeriodicTask.objects.get_or_create(
-        name=RETRAIN_NAME,
-        defaults={
-            "task": RETRAIN_TASK,
-            "crontab": weekly,
-            "queue": "classify",
-            "description": "Retrain kind, component, severity and the duplicates index from the "
-            "database (weak labels and triagers' corrections); a new version becomes active "
-            "only if it is not worse, and then the open issues are classified again.",
-        },
-    )
-    return task
+RETRAINING = CrontabJob(
+    RETRAIN_NAME,
+    RETRAIN_TASK,
+    {"minute": "0", "hour": "3", "day_of_week": "0"},  # Sundays 03:00 UTC
+    "classify",
+    "Retrain kind, component, severity and the duplicates index from the database (weak labels "
+    "and triagers' corrections); a new version becomes active only if it is not worse, and then "
+    "the open issues are classified again.",
+)
 
 
 def reprioritization_schedule_install() -> PeriodicTask:
@@ -53,4 +45,4 @@ def reprioritization_schedule_install() -> PeriodicTask:
 
 
 def schedules_install() -> list[PeriodicTask]:
-    return [retraining_schedule_install(), reprioritization_schedule_install()]
+    return [*crontab_jobs_install([RETRAINING]), reprioritization_schedule_install()]
