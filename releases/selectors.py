@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from classifiers import registry
@@ -137,13 +137,17 @@ def issues_by_id(ids: list[int]) -> dict[int, object]:
     return {i.id: i for i in issue_list().filter(id__in=list(ids))}
 
 
+def _known_at(rows: QuerySet, field: str, moment: datetime | None) -> QuerySet:
+    """The rows whose `field` (when it happened) is at or before `moment`; all when None."""
+    return rows if moment is None else rows.filter(**{f"{field}__lte": moment})
+
+
 def train_fix_links(
     series: ReleaseSeries, version: str, *, moment: datetime | None = None
 ) -> list[FixLink]:
     """The train's fixes (merged by `moment` when given), issue by issue."""
     links = FixLink.objects.filter(series=series, train_version=version, removed=False)
-    if moment is not None:
-        links = links.filter(merged_at__lte=moment)
+    links = _known_at(links, "merged_at", moment)
     return list(
         links.select_related("issue__repository", "pull_request__repository")
         .prefetch_related("issue__labels")
@@ -202,8 +206,7 @@ def backports_of_train(
 ) -> list[Backport]:
     """The train's backports (nominated by `moment`, each in its state then, as `state_then`)."""
     backports = Backport.objects.filter(series=series, train_version=version)
-    if moment is not None:
-        backports = backports.filter(created_at__lte=moment)
+    backports = _known_at(backports, "created_at", moment)
     found = []
     for backport in backports.select_related(
         "issue__repository", "decided_by", "nominated_by", "merged_pull_request"
@@ -260,8 +263,7 @@ def release_merges(series: ReleaseSeries, version: str, *, moment: datetime | No
     merged = _series_issues(series, is_pull_request=True).filter(
         _release_branch_prefilter(patterns), merged=True
     )
-    if moment is not None:
-        merged = merged.filter(merged_at__lte=moment)
+    merged = _known_at(merged, "merged_at", moment)
     return [
         pr
         for pr in merged.order_by("repository__full_name", "number")
@@ -315,8 +317,7 @@ def unapproved_release_fixes(
     links = FixLink.objects.filter(
         series=series, train_version=version, removed=False, via=FixLink.Via.RELEASE_BRANCH
     ).select_related("issue__repository", "pull_request__repository")
-    if moment is not None:
-        links = links.filter(merged_at__lte=moment)
+    links = _known_at(links, "merged_at", moment)
     backports = {
         b.issue_id: b
         for b in Backport.objects.filter(series=series, train_version=version).select_related(
@@ -338,8 +339,7 @@ def punts_of_train(
     series: ReleaseSeries, version: str, *, moment: datetime | None = None
 ) -> list[Punt]:
     punts = Punt.objects.filter(series=series, from_version=version)
-    if moment is not None:
-        punts = punts.filter(created_at__lte=moment)
+    punts = _known_at(punts, "created_at", moment)
     return list(
         punts.select_related("issue__repository").order_by(
             "issue__repository__full_name", "issue__number"
@@ -351,8 +351,7 @@ def candidates_of_train(
     series: ReleaseSeries, version: str, *, moment: datetime | None = None
 ) -> list[ReleaseCandidate]:
     candidates = ReleaseCandidate.objects.filter(series=series, train_version=version)
-    if moment is not None:
-        candidates = candidates.filter(tagged_at__lte=moment)
+    candidates = _known_at(candidates, "tagged_at", moment)
     return list(candidates.order_by("tagged_at", "tag"))
 
 
