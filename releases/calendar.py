@@ -103,6 +103,18 @@ class SeriesSpec:
                 parse_version(override.version)
 
 
+class _EndOfDay:
+    """A train's milestone as a moment: the end of its day `field` in the train's time zone."""
+
+    def __init__(self, field: str):
+        self.field = field
+
+    def __get__(self, train, owner=None) -> datetime:
+        if train is None:
+            return self
+        return end_of_day(getattr(train, self.field), train.time_zone)
+
+
 @dataclass(frozen=True)
 class Train:
     series: str
@@ -120,21 +132,10 @@ class Train:
     def key(self) -> tuple[int, int]:
         return parse_version(self.version)
 
-    @property
-    def branch_cut_at(self) -> datetime:
-        return end_of_day(self.branch_cut, self.time_zone)
-
-    @property
-    def code_freeze_at(self) -> datetime:
-        return end_of_day(self.code_freeze, self.time_zone)
-
-    @property
-    def rc_at(self) -> datetime:
-        return end_of_day(self.rc, self.time_zone)
-
-    @property
-    def release_at(self) -> datetime:
-        return end_of_day(self.release, self.time_zone)
+    branch_cut_at = _EndOfDay("branch_cut")
+    code_freeze_at = _EndOfDay("code_freeze")
+    rc_at = _EndOfDay("rc")
+    release_at = _EndOfDay("release")
 
     def phase(self, now: datetime) -> str:
         """released | stabilizing (cut, not released) | open (takes default-branch merges)"""

@@ -38,25 +38,24 @@ def github_signin_configured() -> bool:
     return bool(settings.GITHUB_OAUTH_CLIENT_ID and settings.GITHUB_OAUTH_CLIENT_SECRET)
 
 
+class _FromSettings:
+    """A URL read at each request: the setting `base` (GITHUB_WEB_URL, GITHUB_API_URL) + `path`."""
+
+    def __init__(self, base: str, path: str):
+        self.base, self.path = base, path
+
+    def __get__(self, adapter, owner=None) -> str:
+        return f"{getattr(settings, self.base)}{self.path}"
+
+
 class GitHubOAuth2Adapter(github_views.GitHubOAuth2Adapter):
     """allauth's GitHub adapter with its URLs from the settings at each request (allauth's own
     fixes them when first imported, and takes the API as GITHUB_URL + /api/v3)."""
 
-    @property
-    def authorize_url(self) -> str:
-        return f"{settings.GITHUB_WEB_URL}/login/oauth/authorize"
-
-    @property
-    def access_token_url(self) -> str:
-        return f"{settings.GITHUB_WEB_URL}/login/oauth/access_token"
-
-    @property
-    def profile_url(self) -> str:
-        return f"{settings.GITHUB_API_URL}/user"
-
-    @property
-    def emails_url(self) -> str:
-        return f"{settings.GITHUB_API_URL}/user/emails"
+    authorize_url = _FromSettings("GITHUB_WEB_URL", "/login/oauth/authorize")
+    access_token_url = _FromSettings("GITHUB_WEB_URL", "/login/oauth/access_token")
+    profile_url = _FromSettings("GITHUB_API_URL", "/user")
+    emails_url = _FromSettings("GITHUB_API_URL", "/user/emails")
 
 
 class GitHubProvider(github_provider.GitHubProvider):
