@@ -34,6 +34,7 @@ from django.db import IntegrityError, transaction
 
 from classifiers.markdown_blocks import code_blocks, text_without
 from config import linear_re, wiring
+from config.reports import Tally
 from triage.models import (
     Comment,
     CommentCommand,
@@ -63,12 +64,11 @@ class CommandRefused(Exception):
 
 
 @dataclass
-class CommandsReport:
+class CommandsReport(Tally):
+    TITLE = "comment commands"
+
     done: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        return f"comment commands: {len(self.done)} done, {len(self.refused)} refused"
 
 
 def commands_in(body: str) -> list[tuple[str, str, str]]:

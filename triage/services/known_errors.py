@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 
 from classifiers import support_matrix
 from config import linear_re
+from config.reports import Tally
 from triage.models import (
     GitHubWrite,
     Issue,
@@ -47,12 +48,11 @@ class SignatureInvalid(ValueError):
 
 
 @dataclass
-class MatchReport:
+class MatchReport(Tally):
+    TITLE = "known errors"
+
     proposed: list[str] = field(default_factory=list)
     answered: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        return f"known errors: {len(self.proposed)} proposed, {len(self.answered)} answered"
 
 
 def signature_validate(*, pattern: str, targets: str, answer: str) -> None:

@@ -46,6 +46,7 @@ from django.utils import timezone
 from classifiers import gpu_targets
 from classifiers.severity import REGRESSION
 from config import linear_re
+from config.reports import Tally
 from triage.models import (
     Comment,
     GitHubWrite,
@@ -71,12 +72,11 @@ class RuleInvalid(ValueError):
 
 
 @dataclass
-class RouteReport:
+class RouteReport(Tally):
+    TITLE = "ownership"
+
     routed: list[str] = field(default_factory=list)
     escalated: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        return f"ownership: {len(self.routed)} routed, {len(self.escalated)} escalated"
 
 
 def gpu_family(target: str) -> str:
