@@ -85,6 +85,19 @@ def _is_real_pull_request(item: dict) -> bool:
     return isinstance(marker, dict) and bool(marker.get("html_url"))
 
 
+def _written(item: dict) -> dict:
+    """What GitHub says alike of an issue, a pull request and a comment: who wrote it, in which
+    role, the text, its page and its times."""
+    return {
+        "author": person(item.get("user")),
+        "author_association": string(item.get("author_association")),
+        "body": string(item.get("body")),
+        "html_url": string(item.get("html_url")),
+        "created_at": parse_timestamp(item.get("created_at")),
+        "updated_at": parse_timestamp(item.get("updated_at")),
+    }
+
+
 def issue(item: dict) -> IssueRecord:
     """An issue as the issues API lists it (a pull request too, with its `pull_request` marker)."""
     marker = item.get("pull_request") if isinstance(item.get("pull_request"), dict) else {}
@@ -94,25 +107,20 @@ def issue(item: dict) -> IssueRecord:
         merge = (merged_at is not None, merged_at)
     milestone = item.get("milestone") if isinstance(item.get("milestone"), dict) else {}
     return IssueRecord(
+        **_written(item),
         number=int(item["number"]),
         external_id=_id(item.get("id")),
         source=SOURCE,
         node_id=string(item.get("node_id")),
         title=string(item.get("title")),
-        body=string(item.get("body")),
         state=string(item.get("state")) or "open",
         state_reason=string(item.get("state_reason")),
         locked=bool(item.get("locked")),
-        author=person(item.get("user")),
         assignees=[p for p in map(person, item.get("assignees") or []) if p is not None],
         labels=labels(item.get("labels")),
-        author_association=string(item.get("author_association")),
         milestone=string(milestone.get("title")),
         comments_count=int(item.get("comments") or 0),
         reactions=parse_reactions(item),
-        html_url=string(item.get("html_url")),
-        created_at=parse_timestamp(item.get("created_at")),
-        updated_at=parse_timestamp(item.get("updated_at")),
         closed_at=parse_timestamp(item.get("closed_at")),
         is_pull_request=_is_real_pull_request(item),
         merge=merge,
@@ -126,18 +134,13 @@ def pull(item: dict) -> PullRecord:
     base = item.get("base") if isinstance(item.get("base"), dict) else {}
     head = item.get("head") if isinstance(item.get("head"), dict) else {}
     return PullRecord(
+        **_written(item),
         number=int(item["number"]),
         pull_id=item.get("id") if isinstance(item.get("id"), int) else None,
         title=string(item.get("title")),
-        body=string(item.get("body")),
         state=string(item.get("state")) or "open",
         locked=bool(item.get("locked")),
-        author=person(item.get("user")),
         merged_by=person(item.get("merged_by")),
-        author_association=string(item.get("author_association")),
-        html_url=string(item.get("html_url")),
-        created_at=parse_timestamp(item.get("created_at")),
-        updated_at=parse_timestamp(item.get("updated_at")),
         closed_at=parse_timestamp(item.get("closed_at")),
         draft=bool(item.get("draft")),
         merged=merged,
@@ -160,15 +163,10 @@ def comment(item: dict, issue_number: int | None = None) -> CommentRecord:
     (a webhook delivery does)."""
     reactions = parse_reactions(item)
     return CommentRecord(
+        **_written(item),
         external_id=str(int(item["id"])),
         issue_number=issue_number or _issue_number_of_comment(item),
         source=SOURCE,
         node_id=string(item.get("node_id")),
-        author=person(item.get("user")),
-        author_association=string(item.get("author_association")),
-        body=string(item.get("body")),
-        html_url=string(item.get("html_url")),
-        created_at=parse_timestamp(item.get("created_at")),
-        updated_at=parse_timestamp(item.get("updated_at")),
         reactions_total=reactions[0] if reactions else None,
     )
