@@ -8,6 +8,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api_views import SelectorListView
 from kernels_ci import selectors
 from kernels_ci.backends import REGISTRY
 from kernels_ci.models import Bisection, ReproCase, ReproRun, Runner
@@ -93,13 +94,11 @@ class ReproRunSerializer(serializers.ModelSerializer):
         return run.case.issue.reference
 
 
-class ReproRunListView(generics.ListAPIView):
+class ReproRunListView(SelectorListView):
     serializer_class = ReproRunSerializer
 
-    def get_queryset(self):
-        query = RunListQuerySerializer(data=self.request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        return selectors.run_list(**query.validated_data)
+    query_serializer = RunListQuerySerializer
+    selector = staticmethod(selectors.run_list)
 
     @extend_schema(
         summary="List repro runs",

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import generics, serializers, status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from classifiers import registry
+from config.api_views import SelectorListView
 from triage.api.issues import IssueSerializer, PredictionSerializer, PrioritySerializer
 from triage.permissions import TRIAGE, HasPermission
 from triage.selectors import home as selectors_home
@@ -38,16 +39,14 @@ class QueueItemSerializer(IssueSerializer):
         read_only_fields = fields
 
 
-class TriageQueueView(generics.ListAPIView):
+class TriageQueueView(SelectorListView):
     """GET /api/triage-queue/: open issues by priority, with their predictions (filters as the
     dashboard's queue; 400 on a bad one)."""
 
     serializer_class = QueueItemSerializer
 
-    def get_queryset(self):
-        query = QueueQuerySerializer(data=self.request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        return selectors.triage_queue(**query.validated_data)
+    query_serializer = QueueQuerySerializer
+    selector = staticmethod(selectors.triage_queue)
 
     @extend_schema(summary="The triage queue", parameters=[QueueQuerySerializer])
     def get(self, request, *args, **kwargs):

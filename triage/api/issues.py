@@ -4,6 +4,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers
 
+from config.api_views import SelectorListView
 from triage.api.social import LinkedPostSerializer
 from triage.models import Comment, Issue, IssuePrediction, IssuePriority
 from triage.selectors import issues as selectors
@@ -152,13 +153,11 @@ class IssueDetailSerializer(IssueSerializer):
 # --- views ---------------------------------------------------------------------------------
 
 
-class IssueListView(generics.ListAPIView):
+class IssueListView(SelectorListView):
     serializer_class = IssueSerializer
 
-    def get_queryset(self):
-        query = IssueListQuerySerializer(data=self.request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        return selectors.issue_list(**query.validated_data)
+    query_serializer = IssueListQuerySerializer
+    selector = staticmethod(selectors.issue_list)
 
     @extend_schema(
         summary="List issues and pull requests",
