@@ -24,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -84,6 +85,27 @@ def available() -> str:
     return "; ".join(problems)
 
 
+@dataclass(frozen=True)
+class Resources:
+    """The GPU a container is given and what it may use of the host."""
+
+    kfd_device: str = "/dev/kfd"
+    render_device: str = "/dev/dri/renderD128"
+    cpus: str = "4"
+    memory: str = "16g"
+    pids: int = 512
+
+    @classmethod
+    def from_settings(cls) -> Resources:
+        return cls(
+            settings.KERNELS_CI_KFD_DEVICE,
+            settings.KERNELS_CI_RENDER_DEVICE,
+            settings.KERNELS_CI_CONTAINER_CPUS,
+            settings.KERNELS_CI_CONTAINER_MEMORY,
+            settings.KERNELS_CI_CONTAINER_PIDS,
+        )
+
+
 def container_command(
     *,
     cli: list[str],
@@ -93,11 +115,7 @@ def container_command(
     language: str,
     arch: str,
     nonce: str,
-    kfd_device: str = "/dev/kfd",
-    render_device: str = "/dev/dri/renderD128",
-    cpus: str = "4",
-    memory: str = "16g",
-    pids: int = 512,
+    resources: Resources = Resources(),
 ) -> list[str]:
     if not DIGEST_RE.match(image):
         raise ImageNotPinned(f"image {image!r} is not pinned by digest (NAME@sha256:<64 hex>)")
@@ -118,9 +136,9 @@ def container_command(
         "--name",
         name,
         "--device",
-        kfd_device,
+        resources.kfd_device,
         "--device",
-        render_device,
+        resources.render_device,
         "--group-add",
         "video",
         "--network",
@@ -131,11 +149,11 @@ def container_command(
         "--user",
         "1000:1000",
         "--cpus",
-        str(cpus),
+        str(resources.cpus),
         "--memory",
-        str(memory),
+        str(resources.memory),
         "--pids-limit",
-        str(pids),
+        str(resources.pids),
         "--cap-drop",
         "ALL",
         "--security-opt",
@@ -208,11 +226,7 @@ def execute(spec: RunSpec) -> Execution:
         language=spec.language,
         arch=spec.arch,
         nonce=nonce,
-        kfd_device=settings.KERNELS_CI_KFD_DEVICE,
-        render_device=settings.KERNELS_CI_RENDER_DEVICE,
-        cpus=settings.KERNELS_CI_CONTAINER_CPUS,
-        memory=settings.KERNELS_CI_CONTAINER_MEMORY,
-        pids=settings.KERNELS_CI_CONTAINER_PIDS,
+        resources=Resources.from_settings(),
     )
 
     def kill_container() -> None:

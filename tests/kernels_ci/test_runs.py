@@ -10,6 +10,7 @@ from django.utils import timezone
 from config.celery import app
 from kernels_ci.backends.rocm_container import (
     ImageNotPinned,
+    Resources,
     container_command,
     result_observation,
 )
@@ -73,6 +74,33 @@ def test_the_command_has_every_confinement_and_a_pinned_image():
             arch="gfx942",
             nonce="ab12",
         )
+
+
+def test_the_containers_gpu_and_limits_come_from_the_settings(settings):
+    settings.KERNELS_CI_KFD_DEVICE = "/dev/kfd-test"
+    settings.KERNELS_CI_RENDER_DEVICE = "/dev/dri/renderD129"
+    settings.KERNELS_CI_CONTAINER_CPUS = "2"
+    settings.KERNELS_CI_CONTAINER_MEMORY = "8g"
+    settings.KERNELS_CI_CONTAINER_PIDS = 64
+    argv = container_command(
+        cli=["podman"],
+        image=IMAGE,
+        name="r1",
+        workdir="/w",
+        language="python",
+        arch="gfx942",
+        nonce="ab12",
+        resources=Resources.from_settings(),
+    )
+    joined = " ".join(argv)
+    for part in (
+        "--device /dev/kfd-test",
+        "--device /dev/dri/renderD129",
+        "--cpus 2",
+        "--memory 8g",
+        "--pids-limit 64",
+    ):
+        assert part in joined
 
 
 def test_a_container_run_reproduces_through_the_stand_in_cli(make, container, settings):
