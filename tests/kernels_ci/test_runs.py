@@ -37,17 +37,21 @@ def approved_case(make, script=WRONG, **fields):
     return case_approve(case=case, login="maintainer")
 
 
-def test_the_command_has_every_confinement_and_a_pinned_image():
+def command(**options) -> str:
     argv = container_command(
         cli=["podman"],
-        image=IMAGE,
         name="r1",
         workdir="/w",
         language="hip",
         arch="gfx942",
         nonce="ab12",
+        **options,
     )
-    joined = " ".join(argv)
+    return " ".join(argv)
+
+
+def test_the_command_has_every_confinement_and_a_pinned_image():
+    joined = command(image=IMAGE)
     for part in (
         "--device /dev/kfd",
         "--device /dev/dri/renderD128",
@@ -65,15 +69,7 @@ def test_the_command_has_every_confinement_and_a_pinned_image():
     ):
         assert part in joined
     with pytest.raises(ImageNotPinned):
-        container_command(
-            cli=["docker"],
-            image="rocm/pytorch:latest",
-            name="r",
-            workdir="/w",
-            language="python",
-            arch="gfx942",
-            nonce="ab12",
-        )
+        command(image="rocm/pytorch:latest")
 
 
 def test_the_containers_gpu_and_limits_come_from_the_settings(settings):
@@ -82,17 +78,7 @@ def test_the_containers_gpu_and_limits_come_from_the_settings(settings):
     settings.KERNELS_CI_CONTAINER_CPUS = "2"
     settings.KERNELS_CI_CONTAINER_MEMORY = "8g"
     settings.KERNELS_CI_CONTAINER_PIDS = 64
-    argv = container_command(
-        cli=["podman"],
-        image=IMAGE,
-        name="r1",
-        workdir="/w",
-        language="python",
-        arch="gfx942",
-        nonce="ab12",
-        resources=Resources.from_settings(),
-    )
-    joined = " ".join(argv)
+    joined = command(image=IMAGE, resources=Resources.from_settings())
     for part in (
         "--device /dev/kfd-test",
         "--device /dev/dri/renderD129",
