@@ -66,6 +66,8 @@ class RepositoryForm(forms.ModelForm):
 
     def clean_full_name(self):
         full_name = self.cleaned_data["full_name"].strip()
+        if not self.instance.on_github and full_name == self.instance.full_name:
+            return full_name  # another source's repository: the name its package gave it
         if not FULL_NAME_RE.match(full_name):
             raise forms.ValidationError("Use OWNER/NAME as GitHub spells it, e.g. ROCm/ROCm.")
         return full_name
@@ -79,15 +81,16 @@ class RepositoryForm(forms.ModelForm):
 @admin.register(Repository)
 class RepositoryAdmin(TriageAdmin):
     form = RepositoryForm
-    list_display = ["full_name", "tracked", "label_writeback", "private", "default_branch"]
-    list_display += ["github_dry_run", "added_at"]
-    list_filter = ["tracked", "label_writeback", "github_dry_run", "private"]
+    list_display = ["full_name", "source", "tracked", "label_writeback", "private"]
+    list_display += ["default_branch", "github_dry_run", "added_at"]
+    list_filter = ["source", "tracked", "label_writeback", "github_dry_run", "private"]
     search_fields = ["full_name", "description"]
-    readonly_fields = ["owner", "name", "github_id", "html_url", "added_at"]
+    readonly_fields = ["source", "owner", "name", "github_id", "html_url", "added_at"]
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        tracking.repository_schedule_sync(repository=obj)
+        if obj.on_github:  # another source's package syncs its own
+            tracking.repository_schedule_sync(repository=obj)
 
 
 @admin.register(Person)

@@ -17,11 +17,32 @@ from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+GITHUB = "github"
+
+
+class RepositoryQuerySet(models.QuerySet):
+    def on_github(self):
+        """GitHub's repositories: the only ones synced from GitHub, asked for webhook
+        redeliveries and written to on GitHub."""
+        return self.filter(source=GITHUB)
+
 
 class Repository(models.Model):
+    """A repository of issues: GitHub's (OWNER/NAME as GitHub spells it), or another source's,
+    named SOURCE:OWNER/NAME ("gitlab:rocm/hip") so that no name is two repositories' and an
+    issue's page address (issues/OWNER/NAME/NUMBER/) holds for every source."""
+
+    source = models.CharField(
+        max_length=32,
+        default=GITHUB,
+        db_index=True,
+        help_text="where its issues come from: a source package's SOURCE (github, gitlab, ...)",
+    )
     owner = models.CharField(max_length=100)
     name = models.CharField(max_length=100)
-    full_name = models.CharField(max_length=201, help_text="OWNER/NAME as GitHub spells it")
+    full_name = models.CharField(
+        max_length=201, help_text="OWNER/NAME as GitHub spells it; SOURCE:OWNER/NAME for others"
+    )
     github_id = models.BigIntegerField(unique=True, null=True, blank=True)
     description = models.TextField(blank=True, default="")
     html_url = models.URLField(max_length=500, blank=True, default="")
@@ -54,6 +75,8 @@ class Repository(models.Model):
         help_text="Plan and audit the opted-in writes without making them on GitHub.",
     )
 
+    objects = RepositoryQuerySet.as_manager()
+
     class Meta:
         verbose_name_plural = "repositories"
         ordering = ["full_name"]
@@ -69,7 +92,19 @@ class Repository(models.Model):
             self.owner, _, self.name = self.full_name.partition("/")
         if not self.full_name:
             self.full_name = f"{self.owner}/{self.name}"
+        prefixed = self.full_name.startswith(f"{self.source}:")
+        if (self.source == GITHUB and ":" in self.full_name) or (
+            self.source != GITHUB and not prefixed
+        ):
+            raise ValueError(
+                f"{self.full_name!r} is not a name of a {self.source} repository: GitHub's are "
+                "OWNER/NAME, another source's SOURCE:OWNER/NAME"
+            )
         super().save(*args, **kwargs)
+
+    @property
+    def on_github(self) -> bool:
+        return self.source == GITHUB
 
     # written longer than this before the repository was tracked (added_at): its history
     HISTORY_GRACE = timedelta(days=1)

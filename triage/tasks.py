@@ -31,7 +31,7 @@ def _transient_countdown(attempt: int) -> float:
 def sync_repository(
     self, repository_id: int, full: bool = False, transient_attempts: int = 0
 ) -> str:
-    repository = Repository.objects.filter(pk=repository_id, tracked=True).first()
+    repository = Repository.objects.on_github().filter(pk=repository_id, tracked=True).first()
     if repository is None:
         return "not tracked"
     resume = {"repository_id": repository_id, "full": False}  # the watermarks keep our place

@@ -126,6 +126,8 @@ def run_comment_post(*, run_id: int) -> str:
     """
     run = ReproRun.objects.select_related("case__issue__repository").get(id=run_id)
     repository = run.case.issue.repository.full_name
+    if not run.case.issue.repository.on_github:  # its issue is on another tracker
+        return ""
     if not comments_enabled_for(repository) or not _newsworthy(run):
         return ""
     stopped = outbox.writes_stopped()

@@ -119,3 +119,17 @@ def test_the_switch_that_stops_every_write_stops_the_repro_comment(
     assert comments_on_77(github) == []
     run.refresh_from_db()
     assert run.commented_at is None, "not claimed: it may go out once writes are allowed"
+
+
+def test_an_issue_on_another_tracker_gets_no_github_comment(
+    github, make, settings, django_capture_on_commit_callbacks
+):
+    settings.KERNELS_CI_GITHUB_COMMENT = ["*"]
+    repository = make.repository("gitlab:rocm/triton", source="gitlab")
+    issue = make.issue(repository=repository, number=77, body=issue_body(), source="gitlab")
+    case = case_approve(case=case_refresh(issue=issue), login="maintainer")
+    with django_capture_on_commit_callbacks(execute=True):
+        run = finish(case)
+    assert run_comment_post(run_id=run.pk) == ""
+    assert not any(r["method"] == "POST" for r in github.requests)
+    assert not ReproRun.objects.filter(commented_at__isnull=False).exists()

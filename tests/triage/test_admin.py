@@ -85,6 +85,18 @@ def test_it_lets_an_admin_track_a_repository(admin_client, db):
     assert schedule.enabled and schedule.interval.every == 10
 
 
+def test_another_sources_repository_is_edited_without_a_github_sync(admin_client, make):
+    repo = make.repository("gitlab:rocm/hip", source="gitlab", tracked=True)
+    response = admin_client.post(
+        reverse("admin:triage_repository_change", args=[repo.pk]),
+        {"full_name": "gitlab:rocm/hip", "description": "HIP on GitLab", "default_branch": ""},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    repo.refresh_from_db()
+    assert (repo.description, repo.tracked, repo.source) == ("HIP on GitLab", False, "gitlab")
+    assert not PeriodicTask.objects.filter(task="triage.tasks.sync_repository").exists()
+
+
 def test_it_refuses_a_malformed_repository_name(admin_client, db):
     response = admin_client.post(
         reverse("admin:triage_repository_add"), {"full_name": "not a repo", "tracked": "on"}

@@ -109,7 +109,7 @@ def github_writes_settings_panel(*, request) -> Panel:
             ],
             "repositories": [
                 (r, [text for a, text in outbox.ACTIONS.items() if a in (r.github_actions or [])])
-                for r in Repository.objects.filter(tracked=True)
+                for r in Repository.objects.on_github().filter(tracked=True)
             ],
         },
     )

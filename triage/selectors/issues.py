@@ -87,7 +87,7 @@ def rate_budgets() -> list[RateBudget]:
     """Each budget with what the latest sync of one of its repositories read of it, in three
     queries (the home page's and the settings page's "GitHub rate budgets")."""
     budgets: dict[int | None, RateBudget] = {}
-    tracked = Repository.objects.filter(tracked=True).order_by("full_name")
+    tracked = Repository.objects.on_github().filter(tracked=True).order_by("full_name")
     backfilled = set(
         SyncState.objects.filter(
             repository__tracked=True, resource=SyncState.Resource.ISSUES, backfill_done=True

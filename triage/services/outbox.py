@@ -150,7 +150,7 @@ def writes_stop(*, user, reason: str = "", stopped: bool = True) -> int:
 
 
 def opted_in(repository: Repository, action: str) -> bool:
-    return action in (repository.github_actions or [])
+    return repository.on_github and action in (repository.github_actions or [])
 
 
 def _skip_or_plan_once(row: GitHubWrite) -> GitHubWrite:
@@ -207,6 +207,9 @@ def write_plan(
     stopped = writes_stopped()
     if stopped:
         row.status, row.detail = Status.SKIPPED, stopped
+    elif not repository.on_github:
+        row.status = Status.SKIPPED
+        row.detail = f"{repository.full_name} is not a GitHub repository ({repository.source})"
     elif not opted_in(repository, action):
         row.status = Status.SKIPPED
         row.detail = f"{repository.full_name} has not opted in to {action}"

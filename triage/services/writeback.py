@@ -271,6 +271,8 @@ def labels_writeback(
     stopped = "" if dry_run else outbox.writes_stopped()
     if stopped:  # the one switch stops label write-back too
         raise WritebackDisabled(stopped)
+    if repository is not None and not repository.on_github:
+        raise WritebackDisabled(f"{repository.full_name} is not a GitHub repository")
     if repository is not None and not dry_run and not repository.label_writeback:
         raise WritebackDisabled(
             f"label write-back is off for {repository.full_name}: turn it on in the admin "
@@ -279,7 +281,9 @@ def labels_writeback(
     if repository is not None:
         repositories = [repository]
     else:
-        repositories = list(Repository.objects.filter(label_writeback=True, tracked=True))
+        repositories = list(
+            Repository.objects.on_github().filter(label_writeback=True, tracked=True)
+        )
     threshold = float(settings.CLASSIFIER_WRITEBACK_MIN_CONFIDENCE)
     report = WritebackReport()
     source = None if dry_run else (source or GitHubSource())

@@ -37,7 +37,7 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if not repositories:
-            repositories = list(Repository.objects.filter(tracked=True))
+            repositories = list(Repository.objects.on_github().filter(tracked=True))
         if not repositories:
             raise CommandError("no repository given and none tracked (set GITHUB_REPOS)")
         for repository in repositories:

@@ -70,18 +70,19 @@ def comment_mark_deleted(*, github_id: int) -> int:
 
 
 def repository_named(full_name: str) -> Repository | None:
-    """The repository of OWNER/NAME, compared as GitHub compares names (in any case), or the
-    one that had that name before GitHub renamed it."""
-    found = Repository.objects.filter(full_name__iexact=full_name).first()
+    """GitHub's repository of OWNER/NAME, compared as GitHub compares names (in any case), or
+    the one that had that name before GitHub renamed it."""
+    github = Repository.objects.on_github()
+    found = github.filter(full_name__iexact=full_name).first()
     if found is None:
-        found = Repository.objects.filter(former_names__full_name__iexact=full_name).first()
+        found = github.filter(former_names__full_name__iexact=full_name).first()
     return found
 
 
 def repository_get_or_create(*, full_name: str, tracked: bool = True) -> Repository:
     owner, _, name = full_name.strip().partition("/")
-    if not owner or not name or "/" in name:
-        raise ValueError(f"expected OWNER/NAME, got {full_name!r}")
+    if not owner or not name or "/" in name or ":" in owner:
+        raise ValueError(f"expected OWNER/NAME of a GitHub repository, got {full_name!r}")
     repository = repository_named(f"{owner}/{name}")
     if repository is None:
         try:

@@ -114,7 +114,7 @@ def hooks_to_check(*, client, now: datetime, report: RedeliveryReport) -> list[H
     found = dict.fromkeys(_hooks_of_deliveries(since=now - MAX_AGE))
     if not settings.GITHUB_TOKEN:  # only a person's token may list them (the App's cannot)
         return list(found)
-    for repository in Repository.objects.filter(tracked=True).order_by("full_name"):
+    for repository in Repository.objects.on_github().filter(tracked=True).order_by("full_name"):
         try:
             found.update(dict.fromkeys(_hooks_of_repository(client, repository.full_name)))
         except RateLimited as exc:
