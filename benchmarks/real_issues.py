@@ -1,8 +1,9 @@
 """Judgements on real issues: each labelled issue through the real path, scored per field.
 
-    python benchmarks/real_issues.py --data /work/local-data/rocm_issues.jsonl [--json]
+    python benchmarks/real_issues.py --data ../shared/data/rocm_issues/dev.jsonl [--json]
         [--database sqlite | postgres://postgres@127.0.0.1:5432/bench_real_issues]
-        [--install demo | empty]
+        [--install demo | empty] [--split benchmarks/data/rocm_issues_split.json | none]
+        [--outcomes PATH]
 
 The data is JSON lines, one issue each (kept outside the repository: the texts are third
 parties'): `repository` ("OWNER/NAME"), `number`, `title`, `text` (the body), `labels`, `author`,
@@ -19,6 +20,14 @@ Then each issue is delivered as a signed `issues` `opened` webhook to POST /webh
 then its comments as `issue_comment` `created` deliveries, authored as the data says, and read
 back through GET /api/issues/OWNER/NAME/NUMBER/ with a viewer's token.
 
+The split (benchmarks/data/rocm_issues_split.json, made once by `split_make` before any rule was
+tuned on the set): half of each repository group's issues to tune on, half to check on, named by
+URL. Every figure is printed for the tuning part, the check part and the whole set; the misses
+listed are the tuning part's only (the check part is scored, never read). Needs-info's reading
+(triage.services.needs_info.completeness) of each stored issue is scored too: a "false ask" is a
+fact it would ask for that the gold says the report gives (the GPU or its rocminfo, the ROCm
+version, steps where the report holds a complete reproducer).
+
 Printed per field: gfx targets precision and recall (micro over issues: every target predicted
 or gold counts once per issue), ROCm version accuracy over the issues whose gold names one (equal
 when the releases are the same: "6.2" = "6.2.0", "6.2" != "6.2.1"; and major.minor alone), the
@@ -31,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 import io
 import json
 import os
@@ -107,6 +117,7 @@ class Outcome:
     confidences: dict[str, float] = field(default_factory=dict)
     evidence: dict[str, object] = field(default_factory=dict)
     classes: dict[str, list[str]] = field(default_factory=dict)  # the labels the model knows
+    missing: list[str] = field(default_factory=list)  # what needs-info would ask for
 
 
 def gfx_score(outcomes: list[Outcome]) -> dict:
@@ -144,11 +155,14 @@ def rocm_version_score(outcomes: list[Outcome]) -> dict:
     wrong.sort(key=lambda o: (not o.rocm_version, o.ref))
     worst = [_miss(o, o.gold["rocm_version"], o.rocm_version, _env_why(o)) for o in wrong]
     worst += [_miss(o, None, o.rocm_version, _env_why(o)) for o in unasked]
+    stated_none = sum(not version_release(o.gold.get("rocm_version")) for o in outcomes)
     return {
         "issues": len(scored),
         "accuracy": _ratio(right, len(scored)),
         "major_minor_accuracy": _ratio(minor, len(scored)),
         "given_where_gold_has_none": len(unasked),
+        # every issue: the same release, or none where the gold has none
+        "agreement_all_issues": _ratio(right + stated_none - len(unasked), len(outcomes)),
         "worst": worst[:WORST],
     }
 
@@ -216,10 +230,50 @@ def _label_why(o: Outcome, name: str):
     return {"confidence": o.confidences.get(name), "evidence": evidence}
 
 
+ASKED_FACTS = ("gpu", "rocm_version", "steps", "rocminfo")  # those the gold can say are present
+
+
+def gold_present(gold: dict) -> dict[str, bool]:
+    """What the gold says a report gives of needs-info's facts (classifiers.completeness.FACTS):
+    the GPU (a model or target named), so that no rocminfo is needed for it; the ROCm version;
+    steps, when it holds a complete reproducer. The OS is not labelled: never a false ask."""
+    gpu = bool(gold.get("gpu_models") or gold.get("gfx_targets"))
+    return {
+        "gpu": gpu,
+        "rocminfo": gpu,
+        "rocm_version": bool(version_release(gold.get("rocm_version"))),
+        "steps": bool(gold.get("has_complete_reproducer")),
+    }
+
+
+def asks_score(outcomes: list[Outcome]) -> dict:
+    """Needs-info's asks for facts the gold says the report gives (what it would name on its
+    first reading, whatever the kind), and how many reports it would ask anything."""
+    false_asks: dict[str, int] = {}
+    worst = []
+    for o in outcomes:
+        present = gold_present(o.gold)
+        wrong = [fact for fact in o.missing if present.get(fact)]
+        for fact in wrong:
+            false_asks[fact] = false_asks.get(fact, 0) + 1
+        if wrong:
+            worst.append(_miss(o, [f for f in present if present[f]], o.missing, wrong))
+    return {
+        "issues": len(outcomes),
+        "false_asks": sum(false_asks.values()),
+        "issues_with_a_false_ask": len(worst),
+        "by_fact": dict(sorted(false_asks.items())),
+        "would_ask": sum(bool(o.missing) for o in outcomes),
+        "asks": sum(len(o.missing) for o in outcomes),
+        "worst": worst[:WORST],
+    }
+
+
 def scores(outcomes: list[Outcome]) -> dict:
     result = {"gfx_targets": gfx_score(outcomes), "rocm_version": rocm_version_score(outcomes)}
     for name in CLASSIFIED_FIELDS:
         result[name] = label_score(outcomes, name)
+    result["needs_info"] = asks_score(outcomes)
     return result
 
 
@@ -341,6 +395,62 @@ def data_read(path: Path) -> list[dict]:
             raise SystemExit(f"{path}:{line_number}: missing {', '.join(sorted(missing))}")
         items.append(item)
     return items
+
+
+# --- the split: tuned on one part, reported on the other --------------------------------------
+
+SPLIT_FILE = Path(__file__).resolve().parent / "data" / "rocm_issues_split.json"
+SPLIT_SEED = 20261207
+PARTS = ("tune", "check")
+
+
+def repository_group(repository: str) -> str:
+    """The three groups the split is stratified by: ROCm's tracker (indexed as
+    ROCm/legacy-rocm-build), the other ROCm/* repositories, and other projects."""
+    name = repository.strip().lower()
+    if name in ("rocm/rocm", "rocm/legacy-rocm-build"):
+        return "tracker"
+    return "rocm" if name.startswith("rocm/") else "other"
+
+
+def split_make(items: list[dict], *, seed: int = SPLIT_SEED) -> dict:
+    """Half of each group's issues to tune on, half to check on: within a group the issues are
+    ordered by a digest of the seed and their URL (fixed, whatever the file's order), the first
+    half (rounded down) is the tuning part. Only URLs are kept: the texts are third parties'."""
+    groups: dict[str, list[str]] = {}
+    for item in items:
+        groups.setdefault(repository_group(item["repository"]), []).append(item_url(item))
+    parts: dict[str, list[str]] = {part: [] for part in PARTS}
+    for urls in groups.values():
+        urls = sorted(set(urls), key=lambda url: hashlib.sha256(f"{seed}:{url}".encode()).digest())
+        parts["tune"] += urls[: len(urls) // 2]
+        parts["check"] += urls[len(urls) // 2 :]
+    parts = {part: sorted(urls) for part, urls in parts.items()}
+    return {
+        "seed": seed,
+        "method": "by issue, stratified by repository group (tracker, other ROCm/*, other "
+        "projects); within a group ordered by sha256(seed:url), the first half tunes",
+        "counts": {part: len(urls) for part, urls in parts.items()},
+        **parts,
+    }
+
+
+def item_url(item: dict) -> str:
+    return item.get("url") or f"https://github.com/{item['repository']}/issues/{item['number']}"
+
+
+def split_read(path: Path) -> dict[str, str]:
+    """{url: part} of a split file."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {url: part for part in PARTS for url in data.get(part, [])}
+
+
+def split_items(items: list[dict], split: dict[str, str]) -> dict[str, list[int]]:
+    """Each part's positions in `items`; issues the split does not name are "unsplit"."""
+    found: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        found.setdefault(split.get(item_url(item), "unsplit"), []).append(index)
+    return found
 
 
 def _environment(database_url: str, var_dir: str) -> None:
@@ -469,7 +579,20 @@ def outcome_of(item: dict, detail: dict) -> Outcome:
     return outcome
 
 
-def run(data: Path, *, database: str, install: str) -> dict:
+def asks_read(items: list[dict], outcomes: list[Outcome]) -> None:
+    """What needs-info would ask each report for (triage.services.needs_info.completeness, on
+    what the service stored), into each outcome's `missing`."""
+    from triage.models import Issue
+    from triage.services import needs_info
+
+    for item, outcome in zip(items, outcomes, strict=True):
+        issue = Issue.objects.get(
+            repository__full_name__iexact=item["repository"], number=int(item["number"])
+        )
+        outcome.missing = list(needs_info.completeness(issue).missing)
+
+
+def run(data: Path, *, database: str, install: str, split: dict[str, str] | None = None) -> dict:
     items = data_read(data)
     timings: dict[str, float] = {}
     with (
@@ -488,6 +611,7 @@ def run(data: Path, *, database: str, install: str) -> dict:
         timings["deliver_s"] = round(time.monotonic() - started, 1)
         started = time.monotonic()
         outcomes = read_back(items, token)
+        asks_read(items, outcomes)
         timings["read_back_s"] = round(time.monotonic() - started, 1)
         from django.db import connections
 
@@ -501,6 +625,24 @@ def run(data: Path, *, database: str, install: str) -> dict:
         "database": "sqlite" if database.startswith("sqlite") else "postgres",
         "timings": timings,
         "scores": scores(outcomes),
+        "parts": {
+            part: scores([outcomes[i] for i in positions])
+            for part, positions in split_items(items, split or {}).items()
+            if split
+        },
+        "outcomes": [
+            {
+                "issue": o.ref,
+                "url": item_url(item),
+                "part": (split or {}).get(item_url(item), ""),
+                "gold": o.gold,
+                "gfx_targets": o.gfx_targets,
+                "rocm_version": o.rocm_version,
+                "labels": o.labels,
+                "missing": o.missing,
+            }
+            for item, o in zip(items, outcomes, strict=True)
+        ],
     }
 
 
@@ -511,39 +653,56 @@ def _figure(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def figures(s: dict) -> list[tuple[str, str]]:
+    """(what, figure) rows of one set's scores, in the order the issue's targets name them."""
+    gfx, version, asks = s["gfx_targets"], s["rocm_version"], s["needs_info"]
+    rows = [
+        ("issues", str(gfx["issues"])),
+        ("gfx targets precision", _figure(gfx["precision"])),
+        ("gfx targets recall", _figure(gfx["recall"])),
+        ("ROCm version (gold names one)", _figure(version["accuracy"])),
+        ("  issues it is over", str(version["issues"])),
+        ("  given where the gold has none", str(version["given_where_gold_has_none"])),
+        ("  every issue (none = none)", _figure(version["agreement_all_issues"])),
+    ]
+    for name in CLASSIFIED_FIELDS:
+        part = s[name]
+        label = "severity exact" if name == "severity" else name
+        rows.append((label, _figure(part["accuracy"])))
+        if "within_one" in part:
+            rows.append(("severity within one level", _figure(part["within_one"])))
+    rows += [
+        ("needs-info false asks", str(asks["false_asks"])),
+        ("  reports with one", str(asks["issues_with_a_false_ask"])),
+        *((f"  for {fact}", str(asks["by_fact"].get(fact, 0))) for fact in ASKED_FACTS),
+        ("  reports it would ask anything", str(asks["would_ask"])),
+    ]
+    return rows
+
+
 def report_text(result: dict) -> str:
-    s = result["scores"]
     t = result["timings"]
     lines = [
         f"{result['issues']} issues ({result['deliveries']} deliveries) from {result['data']};"
         f" install {result['install']} on {result['database']}: install {t['install_s']} s,"
         f" deliveries {t['deliver_s']} s, read back {t['read_back_s']} s",
         "",
-        f"gfx targets   precision {_figure(s['gfx_targets']['precision'])}"
-        f"  recall {_figure(s['gfx_targets']['recall'])}"
-        f"  (exact per issue {_figure(s['gfx_targets']['exact'])}; tp"
-        f" {s['gfx_targets']['true_positives']}, fp {s['gfx_targets']['false_positives']},"
-        f" fn {s['gfx_targets']['false_negatives']})",
-        f"ROCm version  accuracy {_figure(s['rocm_version']['accuracy'])}"
-        f"  major.minor {_figure(s['rocm_version']['major_minor_accuracy'])}"
-        f"  over {s['rocm_version']['issues']} issues; a version given where the gold has none:"
-        f" {s['rocm_version']['given_where_gold_has_none']}",
     ]
-    for name in CLASSIFIED_FIELDS:
-        part = s[name]
-        extra = f"  within one level {_figure(part['within_one'])}" if "within_one" in part else ""
-        note = f"  ({part['note']})" if "note" in part else f"  over {part['issues']} issues"
-        if part.get("gold_outside_model_classes"):
-            note += (
-                f"; {_figure(part['accuracy_within_model_classes'])} over the"
-                f" {part['issues'] - part['gold_outside_model_classes']} whose gold is a class"
-                " of the model"
-            )
-        lines.append(f"{name:<13} agreement {_figure(part['accuracy'])}{extra}{note}")
-    for name, part in s.items():
+    columns = {**{p: result["parts"][p] for p in PARTS if p in result["parts"]}}
+    columns["whole set"] = result["scores"]
+    table = {name: figures(scores) for name, scores in columns.items()}
+    header = "".join(f"{name:>11}" for name in table)
+    lines.append(f"{'':<34}{header}")
+    for row, (what, _) in enumerate(next(iter(table.values()))):
+        values = "".join(f"{table[name][row][1]:>11}" for name in table)
+        lines.append(f"{what:<34}{values}")
+    # the misses to learn from: the tuning part's (the check part is only ever scored)
+    learn_from = result["parts"].get("tune", result["scores"])
+    which = "the tuning part" if "tune" in result["parts"] else "the whole set"
+    for name, part in learn_from.items():
         if not part.get("worst"):
             continue
-        lines += ["", f"worst misses: {name}"]
+        lines += ["", f"worst misses ({which}): {name}"]
         for miss in part["worst"]:
             why = json.dumps(miss["evidence"], ensure_ascii=False)
             lines.append(
@@ -562,11 +721,29 @@ def main(argv: list[str] | None = None) -> int:
         help="sqlite (a temporary file) or a postgres:// URL of a scratch database named bench*",
     )
     parser.add_argument("--install", choices=("demo", "empty"), default="demo")
+    parser.add_argument(
+        "--split",
+        type=Path,
+        default=SPLIT_FILE,
+        help="the tuning and check parts, by URL (default: benchmarks/data/rocm_issues_split.json;"
+        " 'none' scores the whole set only)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--outcomes", type=Path, help="also write each issue's gold and judgements (JSON) here"
+    )
     args = parser.parse_args(argv)
     if not args.data.is_file():
         parser.error(f"no file at {args.data}")
-    result = run(args.data, database=args.database, install=args.install)
+    split = None
+    if str(args.split) != "none":
+        if not args.split.is_file():
+            parser.error(f"no split file at {args.split}")
+        split = split_read(args.split)
+    result = run(args.data, database=args.database, install=args.install, split=split)
+    if args.outcomes:
+        args.outcomes.write_text(json.dumps(result["outcomes"], indent=1), encoding="utf-8")
+    result.pop("outcomes")
     print(json.dumps(result, indent=1) if args.json else report_text(result))
     return 0
 

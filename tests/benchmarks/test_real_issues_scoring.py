@@ -4,11 +4,14 @@ The texts are ours: a labelled issue that the benchmark would read from its data
 
 from benchmarks.real_issues import (
     Outcome,
+    asks_score,
     gfx_score,
     issue_deliveries,
     label_score,
     outcome_of,
     rocm_version_score,
+    split_items,
+    split_make,
     version_equal,
     version_minor_equal,
 )
@@ -155,3 +158,38 @@ def test_it_reads_the_judgements_from_the_api_detail():
     assert outcome.gfx_targets == ["gfx90a"] and outcome.rocm_version == "6.1.2"
     assert outcome.labels == {"severity": "high"}
     assert outcome.classes == {"severity": ["high", "low"]}
+
+
+def _item(repository: str, number: int) -> dict:
+    return {"repository": repository, "number": number, "url": f"https://x/{repository}/{number}"}
+
+
+def test_it_splits_each_repository_group_in_half_whatever_the_files_order():
+    items = [_item("ROCm/legacy-rocm-build", n) for n in range(10)]
+    items += [_item("ROCm/hip", n) for n in range(6)] + [
+        _item("vllm-project/vllm", n) for n in (1, 2)
+    ]
+    split = split_make(items, seed=3)
+    assert split["counts"] == {"tune": 9, "check": 9}
+    assert split_make(list(reversed(items)), seed=3) == split
+    assert split_make(items, seed=4)["tune"] != split["tune"]
+    tune = set(split["tune"])
+    for group, size in (("legacy-rocm-build", 5), ("ROCm/hip", 3), ("vllm", 1)):
+        assert sum(group in url for url in tune) == size
+    by_url = {url: part for part in ("tune", "check") for url in split[part]}
+    parts = split_items([*items, _item("ROCm/hip", 99)], by_url)
+    assert len(parts["tune"]) == len(parts["check"]) == 9 and parts["unsplit"] == [18]
+
+
+def test_it_counts_asks_for_facts_the_gold_says_the_report_gives():
+    gold = {"gpu_models": ["AMD Instinct MI210"], "gfx_targets": ["gfx90a"], "rocm_version": None}
+    outcomes = [
+        _outcome("a#1", {**gold, "has_complete_reproducer": True}, missing=["gpu", "steps", "os"]),
+        _outcome("a#2", {**gold, "gpu_models": [], "gfx_targets": []}, missing=["gpu", "rocminfo"]),
+        _outcome("a#3", {**gold, "rocm_version": "6.2"}, missing=["rocm_version"]),
+    ]
+    score = asks_score(outcomes)
+    assert score["false_asks"] == 3 and score["issues_with_a_false_ask"] == 2
+    assert score["by_fact"] == {"gpu": 1, "rocm_version": 1, "steps": 1}
+    assert score["would_ask"] == 3 and score["asks"] == 6
+    assert [miss["issue"] for miss in score["worst"]] == ["a#1", "a#3"]
