@@ -44,6 +44,7 @@ CONFIDENCE = {
     "gfx target": 0.8,
     "ROCm version": 0.8,
     "HIP SDK": 0.8,
+    "docker image": 0.8,  # rocm/dev-ubuntu-22.04:6.3: the ROCm a container runs
     "product name": 0.75,
     "HIP version": 0.75,  # collect_env's "HIP runtime version": often torch's bundled HIP
     "label": 0.7,  # a maintainer's label ("ROCm 6.2.3", "AMD Radeon RX 7900 XTX")
@@ -54,6 +55,7 @@ CONFIDENCE = {
 MACHINE_SOURCES = ("rocminfo", "rocm-smi", "collect_env")
 
 HTML_COMMENT = linear_re.compile(r"<!--.*?-->", linear_re.S)
+URL = linear_re.compile(r"\b(?:https?|ftp)://[^\s)\]>]+|\bwww\.[^\s)\]>]+", linear_re.I)
 QUOTED_LINE = linear_re.compile(r"^[ \t]*>[^\n]*$", linear_re.M)
 GFX_TOKEN = linear_re.compile(
     r"\bgfx(?:[0-9]{1,2}(?:-[0-9])?-generic|[0-9]{2,4}[a-z]?)\b", linear_re.I
@@ -98,12 +100,16 @@ IGPU_USE = linear_re.compile(
 # counts only where no other GPU is named); after "build for", "compiling for", before
 # "builds", it is a build target; on an HSA_OVERRIDE_GFX_VERSION line or after "treat it as",
 # it is what the GPU is made to act as.
-FILLERS = r"(?:[ \t,/]+(?:for|with|on|in|to|the|a|an|as|of|and|or|by|also|both|only|fine|well|ok"
-FILLERS += r"|great|correctly|properly|pair|couple|few|some|more|two|several|new|gfx[0-9a-z-]+))"
-FILLERS += r"{0,6}[ \t:*`'\"(]*\z"
+# (a list goes on: "works on gfx950 (MI325X/MI350X)", "targeting gfx900–gfx1151 including ...")
+FILLERS = r"(?:[ \t,/–-]+\(?(?:for|with|on|in|to|the|a|an|as|of|and|or|by|also|both|only|fine"
+FILLERS += r"|well|ok|great|correctly|properly|pair|couple|few|some|more|two|several|new|my|our"
+FILLERS += r"|your|their|this|that|these|those|including|like|very|really|just|perfectly"
+FILLERS += r"|gfx[0-9a-z-]+|mi[0-9]{2,3}[a-z]?))"
+FILLERS += r"{0,6}[ \t:*`'\"(/–-]*\z"
 CONTRAST_BEFORE = linear_re.compile(
-    r"\b(?:works?|worked|working|passe[sd]|pass|fine|ok|okay|vs\.?|versus|compared|unlike|than"
+    r"\b(?:works?|passe[sd]|pass|fine|ok|okay|vs\.?|versus|compared|unlike|than"
     r"|instead|support(?:s|ed)?|such[ \t]+as|e\.g\.|reported|buy(?:ing)?|purchas\w*|consider\w*"
+    r"|(?:gpus?|cards?|ones|models|devices|hardware)[ \t]+like|not[ \t]+only|but[ \t]+not"
     r"|planning|thinking[ \t]+of|looking[ \t]+at)" + FILLERS,
     linear_re.I,
 )
@@ -132,9 +138,12 @@ OVERRIDE_BEFORE = linear_re.compile(
 )
 
 VERSION = r"(\d+\.\d+(?:\.\d+)?)"
+# "ROCm 6.2", "ROCm:** 7.2.0", "| ROCm | v2.6 |" (a table), "ROCm\6.2" (the HIP SDK's Windows
+# folder), "rocm-rel-3.3" (a build path), "rocm==7.10.0a20251020" and "rocm[libraries]==7.9.0"
+# (TheRock's wheels), "TheRock 7.14", "/opt/rocm-6.2.0", torch's "+rocm6.2"
 ROCM_VERSION = linear_re.compile(
-    r"(?:\brocm(?:[ \t_-]*(?:version|release|sdk|runtime|core|hip|rel|nightly))?"
-    r"(?:/|[ \t:=_*`-]{0,8})v?"
+    r"(?:\b(?:rocm|therock)(?:[ \t_-]*(?:version|release|sdk|runtime|core|hip|rel|nightly|dist))?"
+    r"(?:\[[\w, -]{1,60}\])?(?:/|\\|[ \t:=_*`|-]{0,8})v?"
     r"|\+rocm|/opt/rocm-)" + VERSION,
     linear_re.I,
 )
@@ -154,12 +163,19 @@ HIP_SDK = linear_re.compile(
     r"\bhip[ \t]*sdk[ \t]*(?:version[ \t]*)?[:=]?[ \t]*v?" + VERSION, linear_re.I
 )
 ROCM_PACKAGE = linear_re.compile(
-    r"\brocm-(?:core|dev|libs|hip-runtime|hip-runtime-dev|language-runtime|utils|smi-lib"
-    r"|opencl-runtime|hip-libraries|ml-libraries)(?:/[^\s]+)?[ \t]+"
+    r"\brocm-(?:core|dev|libs|dkms|hip-sdk|hip-runtime|hip-runtime-dev|language-runtime|utils"
+    r"|smi-lib|opencl-runtime|opencl-sdk|hip-libraries|ml-libraries|ml-sdk|openmp-sdk"
+    r"|developer-tools)(?:/[^\s]+)?[ \t]+"
     r"(?:now[ \t]+|is already the newest version[ \t]*\()?(?:\d+:)?(\d+\.\d+\.\d+)"
-    r"|\brepo\.radeon\.com/(?:rocm/apt|rocm/rhel\d*|rocm/el\d*|amdgpu-install|amdgpu)/(\d+\.\d+(?:\.\d+)?)",
+    r"|\brepo\.radeon\.com/(?:rocm/apt|rocm/rhel\d*|rocm/el\d*|amdgpu-install|amdgpu)/(\d+\.\d+(?:\.\d+)?)"
+    # apt show's "Package: rocm-libs" and, a line or two below, "Version: 1.8.192"
+    r"|\bPackage:[ \t]*rocm-[\w-]+[ \t]*\n(?:[^\n]*\n){0,2}?Version:[ \t]*(?:\d+:)?(\d+\.\d+\.\d+)",
     linear_re.I,
 )
+# A ROCm image's tag: rocm/dev-ubuntu-22.04:6.3, rocm/vllm:rocm6.3.1_instinct_vllm0.8.3
+DOCKER_TAG = linear_re.compile(r"\brocm/[\w.-]{1,60}:(?:rocm)?(\d+\.\d+(?:\.\d+)?)", linear_re.I)
+# A ROCm package's own version names its release twice: 6.2.1.60201 (apt, dnf, pip's rocm-sdk)
+PACKAGE_BUILD = linear_re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{1,2})\.(\d{5,6})\b")
 AMDGPU_INSTALL = linear_re.compile(r"\bamdgpu-install[_-](\d+)\.(\d+)\.(\d{5})\b", linear_re.I)
 VERSION_TAIL = r"(\d+\.\d+(?:\.\d+)?(?:[.+][0-9A-Za-z.+]*)?)"
 TORCH_VERSIONS = [
@@ -223,9 +239,13 @@ NOT_MINE_BEFORE = linear_re.compile(
     r"|updating|downgrade|downgraded|downgrading|roll(?:ed|ing)?\s+back|revert(?:ed|ing)?|back"
     r"|tried|try|trying|previous(?:ly)?|older|earlier|last\s+working|until|prior|before"
     r"|requires?|required|needs?|minimum|least|supported|supports?|available|added|introduced"
-    r"|released|ships?|shipped|from|fine|ok|okay|vs\.?|versus|instead\s+of|compared\s+(?:to|with))"
+    r"|released|ships?|shipped|from|fine|ok|okay|vs\.?|versus|instead\s+of|compared\s+(?:to|with)"
+    r"|roll(?:ed|ing)?\s+out)"
     r"(?:[ \t]+(?:in|with|on|to|under|of|as|the|a|version|release|using|at|by|for|since|rocm"
-    r"|and)){0,3}[ \t:*`'\"(]*\z",
+    r"|and|latest|newest|new|newer|current|recent)){0,3}[ \t:*`'\"(]*\z"
+    # a question about a release is no statement of the one run: "Is ROCm 3.0 supporting ..."
+    r"|(?:^|[.!?][ \t]+)(?:is|are|does|do|will|would|can|could|should|has|have)[ \t]+"
+    r"(?:the[ \t]+|a[ \t]+)?\z",
     linear_re.I,
 )
 MINE_AFTER_UPGRADE = linear_re.compile(
@@ -237,16 +257,23 @@ NOT_MINE_AFTER = linear_re.compile(
     r"\A\+(?:[\s),.;]|\z)"
     r"|\A[ \t]*[),]?[ \t]*(?:(?:and|or)[ \t]+(?:later|newer|above|higher|up)|onwards"
     r"|works?\b|worked\b|is[ \t]+(?:fine|ok|required|needed)|was[ \t]+(?:fine|ok|working)"
-    r"|fixe[sd]\b|resolves?\b|is[ \t]+out)",
+    r"|fixe[sd]\b|resolves?\b|is[ \t]+out|(?:now[ \t]+|officially[ \t]+)?(?:supports|adds|added"
+    r"|includes|brings|ships|introduced)\b|(?:was[ \t]+|is[ \t]+)?(?:just[ \t]+)?released\b"
+    r"|(?:is|are)[ \t]+(?:now[ \t]+)?(?:available|supported)\b"
+    r"|[^\n]{0,20}\b(?:can|could)[ \t]+you[ \t]+(?:try|test|check|confirm)\b)",
     linear_re.I,
 )
 CONTEXT_CHARS = 60
 # ROCm's release series and the last minor release of each closed one (ROCm release history,
-# rocm.docs.amd.com/en/latest/release/versions.html); 7.x is open (TheRock's 7.10, 7.13 ...).
+# rocm.docs.amd.com/en/latest/release/versions.html); 7.x is open (TheRock's 7.10, 7.13 ...), and
+# so are the majors after it (TheRock's nightlies name 10.0).
 # A kernel 6.8.0 or an amdgpu driver 6.10.5 is no ROCm release.
-ROCM_SERIES = {1: 9, 2: 10, 3: 10, 4: 5, 5: 7, 6: 4, 7: 99}
-# A word ending in "-rocm" names a package: tensorflow-rocm 2.4.0, pytorch-triton-rocm==3.0.0
+ROCM_SERIES = {1: 9, 2: 10, 3: 10, 4: 5, 5: 7, 6: 4, 7: 99, 8: 99, 9: 99, 10: 99, 11: 99, 12: 99}
+# A word ending in "-rocm" names a package: tensorflow-rocm 2.4.0, pytorch-triton-rocm==3.0.0;
+# "compute-rocm-rel-3.3" (a build path) names ROCm's release
 PACKAGE_SUFFIX = linear_re.compile(r"[A-Za-z0-9][_-]\z")
+KERNEL_BUILD_WORD = linear_re.compile(r"\d+\.\d+(?:\.\d+)?-[\w.-]*\z")
+QUALIFIED = linear_re.compile(r"rocm[ \t_-]*(?:rel|release|nightly|dist)\b", linear_re.I)
 
 
 @dataclass
@@ -570,6 +597,8 @@ class _Reader:
     # --- free text -------------------------------------------------------------------------
 
     def _free_text(self, text: str) -> None:
+        # a link names pages, not the writer's GPU ("...-with-vega-20-support-plus-...")
+        text = _blank(text, [m.span() for m in _bounded(URL, text, MAX_MASKED)])
         source = self._text_source("gfx target")
         mentions = gpu_targets.mentions_in(text)
         named_before = {m.end: m.product for m in mentions}
@@ -639,11 +668,16 @@ class _Reader:
     def _rocm(self, text: str) -> None:
         for match in _bounded(ROCM_VERSION, text, 50):
             torch_build = match.group(0).startswith("+")
-            if not torch_build and PACKAGE_SUFFIX.search(
-                text[max(0, match.start() - 2) : match.start()]
+            if (
+                not torch_build
+                and not QUALIFIED.match(match.group(0))
+                and PACKAGE_SUFFIX.search(text[max(0, match.start() - 2) : match.start()])
             ):
                 continue  # tensorflow-rocm 2.4.0, pytorch-triton-rocm==3.0.0: a package's version
             kind = "torch build" if torch_build else "ROCm version"
+            word = text[_word_start(text, match.start()) : match.start()]
+            if not torch_build and KERNEL_BUILD_WORD.search(word):
+                continue  # 4.11.0-kfd-compute-rocm-rel-1.6: a kernel that ROCm's team built
             release = rocm_release(match.group(1))
             if release.count(".") == 1 and match.group(1).count(".") == 2:
                 kind = "torch build" if torch_build else "ROCm build"  # 6.2.41512: a tool's output
@@ -661,6 +695,10 @@ class _Reader:
                 note=note,
                 confidence=CONFIDENCE[kind],
             )
+        for match in _bounded(DOCKER_TAG, text, 10):
+            release = rocm_release(match.group(1))
+            if release and self._is_mine(text, match):
+                self._add("rocm_version", release, "docker image", match.start())
         for match in _bounded(FROM_TO, text, 5):
             if release := rocm_release(match.group(1)):
                 self._add(
@@ -694,10 +732,20 @@ class _Reader:
             if (release := rocm_release(match.group(1))) and self._is_mine(text, match):
                 self._add("rocm_version", release, "HIP SDK", match.start())
 
+    def _package_builds(self, text: str) -> None:
+        """6.2.1.60201: a ROCm package's version, whatever the package is called."""
+        for match in _bounded(PACKAGE_BUILD, text, 20):
+            major, minor, patch, build = (int(g) for g in match.groups())
+            release = rocm_release(f"{major}.{minor}.{patch}")
+            encoded = major * 10000 + minor * 100 + patch
+            if release and build == encoded and self._is_mine(text, match):
+                self._add("rocm_version", release, "packages", match.start())
+
     def _packages(self, text: str) -> None:
         for match in _bounded(ROCM_PACKAGE, text, 20):
-            release = rocm_release(match.group(1) or match.group(2))
-            if release and self._is_mine(text, match, 1 if match.group(1) else 2):
+            group = next(i for i in (1, 2, 3) if match.group(i))
+            release = rocm_release(match.group(group))
+            if release and self._is_mine(text, match, group):
                 self._add("rocm_version", release, "packages", match.start())
         for match in _bounded(AMDGPU_INSTALL, text, 10):
             major, minor, build = match.group(1), match.group(2), match.group(3)
@@ -720,12 +768,13 @@ class _Reader:
                 return
 
     def _versions(self, text: str) -> None:
-        if self._mentions("rocm"):
+        if self._mentions("rocm", "therock"):
             self._rocm(text)
         if self._mentions("hip"):
             self._hip(text)
         if self._mentions("rocm-", "amdgpu-install", "repo.radeon"):
             self._packages(text)
+        self._package_builds(text)
         for name, patterns, words in VERSION_READERS:
             if self._mentions(*words):
                 self._first(name, patterns, text, "text")

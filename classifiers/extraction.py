@@ -133,6 +133,8 @@ def environment_extract(
 
 
 def _label_facts(labels) -> list[Fact]:
+    """The GPUs and the ROCm release that labels name; labels naming several releases ("ROCm
+    5.5.1" and "ROCm 6.0.0") say none of them is the one the report runs."""
     facts = []
     for index, label in enumerate(list(labels)[:MAX_LABELS]):
         label = str(label)[:100]
@@ -144,6 +146,10 @@ def _label_facts(labels) -> list[Fact]:
                 fact.source, fact.confidence, fact.where = "label", CONFIDENCE["label"], "labels"
                 fact.position = -POSITION_STRIDE + index
                 facts.append(fact)
+    versions = [f for f in facts if f.name == "rocm_version"]
+    if len({_release(f.value) for f in versions}) > 1:
+        for fact in versions:
+            fact.note = "the labels name several ROCm releases"
     return facts
 
 
@@ -249,8 +255,9 @@ def _compared_set_aside(gpus: list[Fact], *, stated: set[str]) -> None:
     """A GPU named to compare ("works on MI210", "vs gfx1100", "support for gfx1151") anywhere
     is set aside where another GPU is named; never one the machine, the form or a label names."""
     live = [f for f in gpus if not f.note]
-    compared = {f.target for f in live if f.contrast} - stated
-    if not compared or all(f.target in compared for f in live):
+    named = {f.target for f in live if not f.contrast} | stated  # named otherwise, somewhere
+    compared = {f.target for f in live if f.contrast} - named
+    if not compared or not named & {f.target for f in live}:
         return
     for fact in live:
         if fact.target in compared:

@@ -485,6 +485,24 @@ def test_a_gpu_named_to_compare_is_set_aside_where_another_is_named():
     assert alone.architectures == ["gfx1151"]  # nothing else is named: it is what they have
 
 
+def test_a_link_is_a_page_never_the_reporters_gpu():
+    body = "Crash in rocBLAS on my RX 7600.\nSee https://example.org/rocm-adds-mi300x-and-vega-20"
+    assert environment_extract("", body).architectures == ["gfx1102"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Someone else's patch works very well on my RX 6800 GPU.",
+        "The FP4 path only works on gfx950 (MI325X/MI350X), never on ours.",
+        "Older GPUs like the Radeon VII are listed.",
+    ],
+)
+def test_a_gpu_named_to_compare_in_a_list_or_beside_a_possessive_is_set_aside(sentence):
+    env = environment_extract("Crash on MI300X", f"hipErrorIllegalAddress on MI300X. {sentence}")
+    assert env.architectures == ["gfx942"]
+
+
 def test_a_gpu_the_reporter_says_they_do_not_have_is_not_theirs():
     body = "### GPU\n\nAMD Instinct MI250\n\n### Additional Information\n\n"
     body += "I don't actually have an MI250, the form made me pick one. Windows, hipcc fails."
@@ -534,10 +552,42 @@ def test_labels_describe_the_report_below_what_the_reporter_wrote():
         ("# Found  hipcc version 6.0.32830-d62f6a171", "6.0"),
         ("CXX=$HOME/opt/rocm/5.5.0/bin/hipcc cmake ..", "5.5.0"),
         ("I am using rocm 5.4.2 + Pytorch2.0.0 docker.", "5.4.2"),
+        ("| Software | version |\n|---|---|\n| ROCm | v4.2.0 |\n| HIP | v4.2.21155 |", "4.2.0"),
+        ("I copied the library into C:\\Program Files\\AMD\\ROCm\\6.2\\bin, no change", "6.2"),
+        ("hsa api call failure at: /var/lib/jenkins/compute-rocm-rel-4.1/rocminfo.cc:1102", "4.1"),
+        ("rocm-dkms/jammy 5.1.3.50103-66 amd64 [installed]", "5.1.3"),
+        ("Version of the stack: 6.3.2.60302-66~24.04", "6.3.2"),
+        ("$ apt show rocm-libs\nPackage: rocm-libs\nVersion: 1.9.307\nPriority: optional", "1.9"),
+        ("- First seen on: ROCm 10.0.0 (TheRock nightly)", "10.0.0"),
+        ("torch 2.15.0.dev20260301+rocm10.0 on an MI350X", "10.0"),
+        ("pip install rocm[libraries,devel]==7.10.0a20251020", "7.10.0"),
+        ("Reproduces with TheRock 7.14 on Windows.", "7.14"),
+        ("docker run -it rocm/dev-ubuntu-22.04:6.3.1 rocminfo", "6.3.1"),
+        ("Image: rocm/vllm:rocm6.4.1_instinct_vllm0.9.1_20250702", "6.4.1"),
     ],
 )
 def test_it_reads_the_rocm_version_as_reporters_write_it(text, version):
     assert environment_extract("", text).rocm_version == version
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is ROCm 6.0 supporting the RX 6600 in PyTorch?",
+        "Now that ROCm 7.2 supports gfx1151, could this project build for it?",
+        "We just rolled out ROCm 5.7.1, can you try this with it?",
+        "ROCm 6.4.1 was just released and should help.",
+        "The stock kernel is 4.15.0-kfd-compute-rocm-rel-2.0-30 from the old repository.",
+    ],
+)
+def test_a_release_asked_about_announced_or_named_by_a_kernel_is_not_the_one_run(text):
+    assert environment_extract("", text).rocm_version == ""
+
+
+def test_labels_that_name_several_releases_give_none():
+    env = environment_extract("GPU reset", "", labels=["ROCm 5.7.1", "ROCm 6.1.0", "bug"])
+    assert env.rocm_version == ""
+    assert all("several" in f["note"] for f in env.facts if f["name"] == "rocm_version")
 
 
 def test_the_forms_gpu_section_names_gpus_without_their_brand():
