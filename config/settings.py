@@ -409,7 +409,9 @@ NEEDS_INFO_CLOSE_DAYS = env_int("NEEDS_INFO_CLOSE_DAYS", 14)
 NEEDS_INFO_LABEL = env("NEEDS_INFO_LABEL", "needs info")
 NEEDS_INFO_MIN_KIND_CONFIDENCE = env_float("NEEDS_INFO_MIN_KIND_CONFIDENCE", 0.7)
 # ROCm's support matrix (classifiers/support_matrix.py): releases added to or replacing the
-# bundled table, {"linux": {"6.4.0": ["gfx942", ...]}, "windows": {...}}.
+# bundled table (classifiers/data/rocm_support_matrix.json), {"linux": {"6.4.0": ["gfx942", ...]},
+# "windows": {...}}; the releases edited in the admin or with `manage.py support_matrix` (no
+# redeploy) replace both.
 ROCM_SUPPORT_MATRIX: dict = {}
 # Ownership (triage/services/ownership.py): a component this sure routes to its owners; issues
 # without a maintainer's response this many hours after opening escalate (by severity).

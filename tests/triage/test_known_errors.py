@@ -62,13 +62,26 @@ def report(make, emulator, repository, number, body, title="PyTorch fails on my 
     return issue
 
 
-def test_the_support_matrix_knows_releases_and_platforms_and_says_when_it_does_not():
+def test_the_support_matrix_knows_releases_and_platforms_and_says_when_it_does_not(db):
     assert support_matrix.supports("gfx942", "6.2") is True
     assert support_matrix.supports("gfx1031", "6.2.0") is False
     assert support_matrix.supports("gfx1101", "6.2.4", "Windows 11") is True
     assert support_matrix.supports("gfx1101", "6.2.4", "Ubuntu 24.04") is False
     assert support_matrix.supports("gfx1031", "9.9.9") is None, "unknown release: no judgement"
     assert "compatibility-matrix" in support_matrix.sources()["linux"]
+
+
+def test_a_release_newer_than_the_matrix_is_not_yet_in_it_and_no_signature_judges_it(
+    make, emulator, repository, signature
+):
+    newest = support_matrix.newest("linux")
+    assert support_matrix.verdict("gfx1031", "7.9.0") == (
+        "unknown",
+        f"ROCm 7.9.0 is not yet in the support matrix for Linux (newest: {newest}).",
+    )
+    newer = report(make, emulator, repository, 13, NO_BINARY.replace("6.2.0", "7.9.0"))
+    assert known_errors.known_errors_match(ids=[newer.pk]).proposed == []
+    assert not KnownErrorMatch.objects.exists()
 
 
 def test_an_unsupported_target_with_the_error_is_proposed_and_a_supported_one_is_not(
