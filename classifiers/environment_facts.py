@@ -118,8 +118,12 @@ CONTRAST_AFTER = linear_re.compile(
     r"(?:passes|passed|works|worked|is[ \t]+fine|runs[ \t]+fine|(?:is|are)[ \t]+supported)\b",
     linear_re.I,
 )
+# "built for", "compiling for gfx90a and", "targeting gfx900–": not "compile with my 7900 XTX"
+BUILD_FILLERS = r"(?:[ \t,/–-]+\(?(?:for|to|the|a|an|and|or|only|also|both|including"
+BUILD_FILLERS += r"|gfx[0-9a-z-]+))" + r"{0,6}[ \t:*`'\"(/–-]*\z"
 BUILD_BEFORE = linear_re.compile(
-    r"\b(?:build(?:s|ing)?|built|compil(?:e|es|ed|ing)|target(?:s|ing)?)" + FILLERS, linear_re.I
+    r"\b(?:build(?:s|ing)?|built|compil(?:e|es|ed|ing)|target(?:s|ing)?)" + BUILD_FILLERS,
+    linear_re.I,
 )
 BUILD_AFTER = linear_re.compile(
     r"\A[ \t)*`'\"]*(?:builds?\b|build[ \t]+(?:fails?|failing|failure|error)|code[ \t]+objects?)",
@@ -143,8 +147,8 @@ VERSION = r"(\d+\.\d+(?:\.\d+)?)"
 # (TheRock's wheels), "TheRock 7.14", "/opt/rocm-6.2.0", torch's "+rocm6.2"
 ROCM_VERSION = linear_re.compile(
     r"(?:\b(?:rocm|therock)(?:[ \t_-]*(?:version|release|sdk|runtime|core|hip|rel|nightly|dist))?"
-    r"(?:\[[\w, -]{1,60}\])?(?:/|\\|[ \t:=_*`|-]{0,8})v?"
-    r"|\+rocm|/opt/rocm-)" + VERSION,
+    r"(?:\[[\w, -]{1,60}\])?(?:/|\\|[ \t]{0,40}[:=|][ \t*`]{0,8}|[ \t:=_*`|-]{0,8})v?"
+    r"|\+rocm|/opt/rocm-|\broc-)" + VERSION,
     linear_re.I,
 )
 # "upgraded from ROCm 2.7 to 3.3": the second is the one run now
@@ -153,7 +157,15 @@ FROM_TO = linear_re.compile(
     linear_re.I,
 )
 BARE_VERSION = linear_re.compile(r"\b" + VERSION + r"\b")
-TORCH_BUILD_ROCM = linear_re.compile(r"ROCM used to build PyTorch:[ \t]*" + VERSION, linear_re.I)
+TORCH_BUILD_ROCM = linear_re.compile(
+    r"ROCM used to build PyTorch[ \t]*:[ \t]*" + VERSION, linear_re.I
+)
+# spack's specs: hip@5.6.0, ^rocm-core@5.6.0 (ROCm's packages carry ROCm's version)
+SPACK_SPEC = linear_re.compile(
+    r"\b(?:rocm-core|hip|hsa-rocr-dev|rocminfo|llvm-amdgpu|comgr|rocm-cmake|hipcc|rocm-openmp-extras)"
+    r"@" + VERSION,
+    linear_re.I,
+)
 HIP_VERSION = linear_re.compile(
     r"\bhip(?:[ \t]+runtime|cc)?[ \t_]*version[ \t]*[:=]?[ \t]*v?(\d+\.\d+\.\d+(?:-[0-9a-f]+)?)"
     r"|\bhipconfig[ \t]+(?:--version|-v)\b[^\n]*\n[ \t]*(\d+\.\d+\.\d{4,5}(?:-[0-9a-f]+)?)",
@@ -273,6 +285,9 @@ ROCM_SERIES = {1: 9, 2: 10, 3: 10, 4: 5, 5: 7, 6: 4, 7: 99, 8: 99, 9: 99, 10: 99
 # "compute-rocm-rel-3.3" (a build path) names ROCm's release
 PACKAGE_SUFFIX = linear_re.compile(r"[A-Za-z0-9][_-]\z")
 KERNEL_BUILD_WORD = linear_re.compile(r"\d+\.\d+(?:\.\d+)?-[\w.-]*\z")
+# "tensorflow-rocm 2.4.0", "-rocm==3.0.0": a package's own version after it; in a name
+# ("image-rocm-7.14-tag", "rocminfo-rocm-6.0.0/") the release
+PACKAGE_VERSION_AFTER = linear_re.compile(r"[ \t]|[=<>~!]")
 QUALIFIED = linear_re.compile(r"rocm[ \t_-]*(?:rel|release|nightly|dist)\b", linear_re.I)
 
 
@@ -672,6 +687,7 @@ class _Reader:
                 not torch_build
                 and not QUALIFIED.match(match.group(0))
                 and PACKAGE_SUFFIX.search(text[max(0, match.start() - 2) : match.start()])
+                and PACKAGE_VERSION_AFTER.match(match.group(0)[4:])
             ):
                 continue  # tensorflow-rocm 2.4.0, pytorch-triton-rocm==3.0.0: a package's version
             kind = "torch build" if torch_build else "ROCm version"
@@ -768,13 +784,17 @@ class _Reader:
                 return
 
     def _versions(self, text: str) -> None:
-        if self._mentions("rocm", "therock"):
+        if self._mentions("rocm", "therock", "roc-"):
             self._rocm(text)
         if self._mentions("hip"):
             self._hip(text)
         if self._mentions("rocm-", "amdgpu-install", "repo.radeon"):
             self._packages(text)
         self._package_builds(text)
+        if self._mentions("@"):
+            for match in _bounded(SPACK_SPEC, text, 10):
+                if release := rocm_release(match.group(1)):
+                    self._add("rocm_version", release, "packages", match.start())
         for name, patterns, words in VERSION_READERS:
             if self._mentions(*words):
                 self._first(name, patterns, text, "text")

@@ -564,6 +564,12 @@ def test_labels_describe_the_report_below_what_the_reporter_wrote():
         ("Reproduces with TheRock 7.14 on Windows.", "7.14"),
         ("docker run -it rocm/dev-ubuntu-22.04:6.3.1 rocminfo", "6.3.1"),
         ("Image: rocm/vllm:rocm6.4.1_instinct_vllm0.9.1_20250702", "6.4.1"),
+        ("ROCM Version                 : 7.2.53211-35e8c7bf89\nvLLM Version : 0.1.dev0", "7.2"),
+        ("ROCM used to build PyTorch   : 6.4.43482-0f2d60242", "6.4"),
+        ("[+]  abcdefg      ^hip@6.1.2%gcc@12.2.0 build_system=cmake", "6.1.2"),
+        ("Clang version : 19.0.0git (llvm-project roc-6.4.1 25184 c87081df2)", "6.4.1"),
+        ("inside the b4412-rocm-7.13-local image it aborts", "7.13"),
+        ("failure at: /usr/src/debug/rocminfo/rocminfo-rocm-6.1.2/rocminfo.cc:1219", "6.1.2"),
     ],
 )
 def test_it_reads_the_rocm_version_as_reporters_write_it(text, version):
