@@ -33,6 +33,7 @@ from django.core.exceptions import ImproperlyConfigured
 from classifiers.entries import ModelEntry
 from classifiers.extraction import environment_extract
 from classifiers.facts import IssueFacts, Reach
+from classifiers.kind import kind_read
 from classifiers.symptom import FAILURES, MIN_CORRECTIONS_TO_OVERRULE, symptom_read
 from classifiers.text_classifier import Prediction, TextClassifier
 from config import linear_re
@@ -43,7 +44,7 @@ BASE = {
     "crash": "high",
     "hang": "high",
     "wrong_result": "high",
-    "install": "medium",
+    "install": "high",  # an install failure on a supported setup (below: on another, medium)
     "performance": "medium",
     "build": "medium",
     "other": "medium",
@@ -127,6 +128,19 @@ REGRESSION = linear_re.compile(
     linear_re.I,
 )
 URL = linear_re.compile(r"\b(?:https?|ftp)://\S+", linear_re.I)
+# the rubric's "unsupported-hardware trouble with a workaround" is medium
+WORKAROUND = linear_re.compile(
+    r"\bwork(?:ed|s|ing)?[ -]?around\b|\bHSA_OVERRIDE_GFX_VERSION\b", linear_re.I
+)
+# an install problem on a set-up ROCm does not support: a distribution or environment it does
+# not list, WSL or a container that hides the GPU
+UNSUPPORTED_SETUP = linear_re.compile(
+    r"\b(?:not|isn'?t|aren'?t) (?:\w+ )?(?:officially |yet )?supported\b|\bunsupported\b|"
+    r"\bwsl2?\b|\bdocker\b|\bcontainer\b",
+    linear_re.I,
+)
+LOW_KINDS = ("question", "feature", "docs")  # a support request is low whatever it asks about
+RAISING_SIGNALS = 2
 
 
 @dataclass
@@ -180,6 +194,7 @@ def severity_assess(
     reach: Reach | None = None,
     regression_label: bool = False,
     tiers: dict | None = None,
+    kind: str = "",
 ) -> Assessment:
     """The severity of one report from its parts (the module docstring says how)."""
     reach = reach or Reach()
@@ -190,12 +205,24 @@ def severity_assess(
     if LEVELS[base] == 0:
         parts.append(_part("hardware", 0, "does not change a docs, question or feature report"))
         return Assessment(base, parts)
+    if kind in LOW_KINDS:
+        parts.append(_part("kind", -level, f"a {kind} report: low, whatever its symptom"))
+        return Assessment("low", parts)
     tier, why = hardware_tier(architectures, gpus, tiers)
-    if symptom == "install" and tier in ("datacenter", "consumer"):
-        parts.append(_part("hardware", 1, f"{why}: an install failure on a supported setup"))
-        level += 1
-    elif symptom in FAILURES and tier == "unsupported":
-        parts.append(_part("hardware", -1, f"{why}: a failure outside ROCm's support"))
+    workaround = WORKAROUND.search(text)
+    unsupported_setup = UNSUPPORTED_SETUP.search(text)
+    if symptom == "install" and tier == "unsupported":
+        parts.append(_part("hardware", -1, f"{why}: an install problem outside ROCm's support"))
+        level -= 1
+    elif symptom == "install" and unsupported_setup:
+        said = unsupported_setup.group(0)
+        parts.append(
+            _part("hardware", -1, f"a set-up outside ROCm's support: the text says {said!r}")
+        )
+        level -= 1
+    elif symptom in FAILURES and tier == "unsupported" and workaround:
+        said = workaround.group(0)
+        parts.append(_part("hardware", -1, f"{why}, with a workaround (the text says {said!r})"))
         level -= 1
     else:
         parts.append(_part("hardware", 0, why))
@@ -218,7 +245,9 @@ def severity_assess(
     }
     if symptom == "wrong_result":
         signals["regression"] = ""  # a wrong result is as bad whether or not it regressed
-    raiser = next((name for name, why in signals.items() if why), "") if can_raise else ""
+    # critical takes two of them: one alone (a "default config", a hung MI300X) is high
+    raisers = [name for name, why in signals.items() if why] if can_raise else []
+    raiser = raisers[0] if len(raisers) >= RAISING_SIGNALS else ""
     if raiser:
         level += 1
     for name, why in signals.items():
@@ -230,8 +259,11 @@ def severity_assess(
             why = reach.summary()
         why = why or f"no {name} signal"
         effect = 1 if name == raiser else 0
-        parts.append(_part(name, effect, why + (": critical on this hardware" if effect else "")))
-    return Assessment(LABELS[3 - min(level, 3)], parts)
+        if effect:
+            also = "; ".join(signals[other] for other in raisers[1:])
+            why += f", and {also}: critical on this hardware"
+        parts.append(_part(name, effect, why))
+    return Assessment(LABELS[3 - max(0, min(level, 3))], parts)
 
 
 def _said(match, what: str) -> str:
@@ -269,6 +301,7 @@ def severity_of_text(title: str, body: str, labels=()) -> Assessment:
     env = environment_extract(title, body)
     return severity_assess(
         symptom=reading.label,
+        kind=kind_read(reading, reading.label)[0],
         text=f"{title}\n{body}",
         architectures=env.architectures,
         gpus=env.gpus,
@@ -294,6 +327,7 @@ class SeverityClassifier(TextClassifier):
         env = facts.environment
         assessment = severity_assess(
             symptom=facts.predicted.get("symptom", "other"),
+            kind=facts.predicted.get("kind", ""),
             text=facts.text,
             architectures=env.get("architectures") or (),
             gpus=env.get("gpus") or (),

@@ -141,9 +141,9 @@ DEMO_LOADERS: list[str] = [
 # A model module's `ENTRY`: a classifiers.entries.ModelEntry (its class and its facts), in the
 # order models are predicted (a model's rules read the labels of the models before it).
 CLASSIFIER_MODELS: list[str] = [
+    "classifiers.symptom.ENTRY",  # first: kind and severity read its label
     "classifiers.kind.ENTRY",
     "classifiers.component.ENTRY",
-    "classifiers.symptom.ENTRY",
     "classifiers.severity.ENTRY",
     "classifiers.duplicates.ENTRY",
     "classifiers.sentiment.ENTRY",

@@ -48,7 +48,10 @@ ISSUE_FIELDS = (
     *("id", "number", "title", "body", "repository__full_name"),
     *("author_id", "reactions", "reactions_total"),  # the reach that severity reads
 )
-CORRECTIONS_IN_SOURCE = linear_re.compile(r"\bcorrection (\d+)")
+# what a version was trained on, by source ("database (correction 3, label 120, rule 40)"): the
+# decisions people made (triagers' corrections, maintainers' labels, labelled real reports)
+DECISIONS_IN_SOURCE = linear_re.compile(r"\b(correction|label|gold) (\d+)")
+DEMO_SOURCE = "demo"  # a version trained on the demo's synthetic data: its labels teach nothing
 DUPLICATE_CANDIDATES = 5
 MAX_FRESH_CANDIDATES = 5000
 CLASSIFY_CHUNK = 500  # issues per classify task after a retraining (and per demo batch)
@@ -221,12 +224,19 @@ def _predict(loaded, issues, texts):
 
 
 def _corrections_learned(loaded) -> int:
-    """How many triagers' corrections the loaded version was trained on (its source says
-    "database (correction 3, rule 120)")."""
+    """How many people's decisions the loaded version was trained on: triagers' corrections,
+    maintainers' labels and labelled real reports (its source says "database (correction 3,
+    label 120, rule 40)", or "jsonl (gold 185)"); a version trained on the demo's synthetic
+    issues counts only the corrections made since."""
     if loaded is None:
         return 0
-    found = CORRECTIONS_IN_SOURCE.search(str(loaded.metadata.get("source", "")))
-    return int(found.group(1)) if found else 0
+    source = str(loaded.metadata.get("source", ""))
+    demo = source.startswith(DEMO_SOURCE)
+    return sum(
+        int(match.group(2))
+        for match in DECISIONS_IN_SOURCE.finditer(source)
+        if not demo or match.group(1) == "correction"
+    )
 
 
 # --- the environment -----------------------------------------------------------------------
@@ -511,15 +521,21 @@ class RetrainReport:
 
 
 def classifier_train_from_database(
-    *, model_name: str, force: bool = False, skip_if_unchanged: bool = False
+    *,
+    model_name: str,
+    force: bool = False,
+    skip_if_unchanged: bool = False,
+    origin: str = "database",
 ) -> training.TrainingReport:
+    """`origin` names where the issues come from in the version's source: "database", or the
+    demo's synthetic issues (DEMO_SOURCE), whose labels teach the rules nothing."""
     data = training_data.training_set(model_name=model_name)
     sources = ", ".join(f"{k} {v}" for k, v in sorted(data.sources.items()))
     return training.model_train(
         name=model_name,
         texts=data.texts,
         labels=data.labels,
-        source=f"database ({sources})",
+        source=f"{origin} ({sources})",
         force=force,
         skip_if_unchanged=skip_if_unchanged,
         groups=data.groups or None,  # each issue's repository: kind trains one per repository
@@ -552,7 +568,7 @@ def reclassify_after_training(*, activated) -> dict[str, int]:
 
 
 def classifiers_retrain(
-    *, force: bool = False, reclassify: bool = True, progress=None
+    *, force: bool = False, reclassify: bool = True, progress=None, origin: str = "database"
 ) -> RetrainReport:
     """Retrain every database-trained model (weekly, from beat); unchanged data is skipped.
 
@@ -565,7 +581,9 @@ def classifiers_retrain(
             progress(done, len(TRAINED_FROM_DATABASE), f"models trained ({name} now)")
         try:
             result.reports.append(
-                classifier_train_from_database(model_name=name, force=force, skip_if_unchanged=True)
+                classifier_train_from_database(
+                    model_name=name, force=force, skip_if_unchanged=True, origin=origin
+                )
             )
         except (TrainingDataError, datasets.CsvError) as exc:
             result.reports.append(training.TrainingReport(name=name, n_samples=0, reason=str(exc)))
@@ -643,7 +661,7 @@ def demo_train_and_classify(*, progress=None) -> RetrainReport:
     and comment, in chunks. `progress(done, total, what)` as it goes (load_demo's bar)."""
     from triage.services import demo  # the demo's own files; demo imports no classification
 
-    result = classifiers_retrain(reclassify=False, progress=progress)
+    result = classifiers_retrain(reclassify=False, progress=progress, origin=DEMO_SOURCE)
     if not settings.CLASSIFIER_SENTIMENT_CSV:  # no base set: the bundled one, not "not set"
         result.reports = [r for r in result.reports if r.name != "sentiment"]
         result.reports.append(demo.demo_sentiment_train())
