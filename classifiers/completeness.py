@@ -16,6 +16,12 @@ The facts (settings.NEEDS_INFO_FACTS chooses which are asked for):
   else a numbered list in a text that speaks of steps or reproducing.
 An OS of "Linux", "NA", "none" or "other" names no OS.
 Each present fact says where it was found. Every pattern is RE2 (config/linear_re.py).
+
+Never ask for what the report states: a fact the extraction could not read with confidence but
+that the report names in some form (a GPU the table does not know, "RX550", a form field "AMD
+6750"; a version beside ROCm, TheRock, HIP or a driver that is no release the extraction takes;
+a distribution's name) is `unclear`, not missing: a person reads it, the reporter is not asked
+again for what they wrote. Only what the report does not name at all is asked for.
 """
 
 from __future__ import annotations
@@ -72,12 +78,34 @@ REPORT_MARKER = linear_re.compile(
     r"^[> ]*GPU\[\d+\]\s*:|AMD SMI|^[> ]*Agent \d+\s*$"
 )
 WEAK_OS = {"linux", "na", "n/a", "none", "other", "unknown", "-"}
+# A fact named in some form, which the extraction could not read with confidence (see above).
+NAMED = {
+    "gpu": linear_re.compile(
+        r"(?i)\bgfx\w{2,5}\b|\bradeon\b|\binstinct\b|\bfirepro\b|\b(?:rx|r[579]|hd|w|v)\s?"
+        r"\d{3,4}\w{0,3}\b|\bmi\s?\d{2,3}\w{0,2}\b|\b\d{3,4}\s?(?:xtx|xt|gre|m|s)\b|\b(?:vega|navi|"
+        r"polaris|fiji|ellesmere|tonga|hawaii|carrizo|raven|renoir|cezanne|rembrandt|phoenix|"
+        r"strix|krackan|aldebaran|arcturus)\b|\b(?:amd|my|the)\s+(?:\w+\s+)?\d{4}\s?(?:xtx?|gre)?\b|"
+        r"\b(?:igpu|apu|dgpu)\b|\b\d{3}m\b|\b(?:7900|7800|7700|7600|6950|6900|6800|6750|6700|6650|"
+        r"6600|6500|5700|5600|5500|9070|9060)\b"
+    ),
+    "rocm_version": linear_re.compile(
+        r"(?i)\b(?:rocm|therock|hip|amdgpu|adrenalin|driver|sdk|rocm-\w+|rock-dkms)\b[^\n]{0,40}?"
+        r"\d+\.\d+|\+rocm\w*|\brocm\d|\bversion\s*:?\s*\d+\.\d+"
+    ),
+    "os": linear_re.compile(
+        r"(?i)\b(?:ubuntu|debian|fedora|rhel|red\s?hat|centos|sles|suse|opensuse|arch|manjaro|"
+        r"mint|pop!?_os|gentoo|nixos|rocky|alma(?:linux)?|oracle linux|cachyos|endeavouros|"
+        r"windows|win1[01]|wsl2?|kubuntu|xubuntu|debian|bazzite|nobara)\b"
+    ),
+}
 
 
 @dataclass
 class Completeness:
     present: dict[str, str] = field(default_factory=dict)  # fact -> where it was found
     missing: list[str] = field(default_factory=list)
+    # fact -> what the report names of it that the extraction could not read with confidence
+    unclear: dict[str, str] = field(default_factory=dict)
 
 
 def _filled(value: str) -> bool:
@@ -135,9 +163,9 @@ def _report_in(texts: list[tuple[str, str]]) -> str:
 
 
 def report_completeness(
-    *, body: str, environment: dict, reporter_comments=(), wanted=tuple(FACTS)
+    *, body: str, environment: dict, reporter_comments=(), wanted=tuple(FACTS), title: str = ""
 ) -> Completeness:
-    """What of `wanted` the report gives (from its body, its reporter's comments and the
+    """What of `wanted` the report gives (from its title, body, its reporter's comments and the
     environment extraction's dict), and what it lacks, in FACTS order."""
     body = body or ""
     environment = environment or {}
@@ -167,6 +195,23 @@ def report_completeness(
         steps = "numbered steps in the body"
     if steps:
         found["steps"] = steps
+    unclear = _named([("title", title or ""), *texts], [f for f in FACTS if f in wanted])
+    unclear = {fact: where for fact, where in unclear.items() if fact not in found}
+    if "gpu" in unclear and "rocminfo" not in found:
+        unclear["rocminfo"] = "not asked: the report names a GPU (" + unclear["gpu"] + ")"
     present = {name: found[name] for name in FACTS if name in found and name in wanted}
-    missing = [name for name in FACTS if name in wanted and name not in found]
-    return Completeness(present=present, missing=missing)
+    missing = [name for name in FACTS if name in wanted and name not in found | unclear.keys()]
+    return Completeness(present=present, missing=missing, unclear=unclear)
+
+
+def _named(texts: list[tuple[str, str]], facts: list[str]) -> dict[str, str]:
+    """{fact: the words} of the facts the texts name in some form (NAMED)."""
+    named = {}
+    for fact in facts:
+        pattern = NAMED.get(fact)
+        for where, text in texts if pattern else ():
+            match = pattern.search(text)
+            if match:
+                named[fact] = f"{match.group(0).strip()[:60]!r} ({where})"
+                break
+    return named

@@ -982,6 +982,13 @@ class NeedsInfo(models.Model):
     closed_at = models.DateTimeField(null=True, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
+    reporter_words = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="a digest of the reporter's title, body and comments when last read: what is "
+        "missing is read again only once the reporter wrote something new",
+    )
 
     class Meta:
         verbose_name_plural = "needs info"

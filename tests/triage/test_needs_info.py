@@ -352,3 +352,79 @@ def test_a_closing_opted_in_later_closes_the_silent_issue_then(
     github = emulator.issue(REPO, 30)
     assert (github["state"], github["state_reason"]) == ("closed", "not_planned")
     assert NeedsInfo.objects.get(issue=issue).state == "closed"
+
+
+# --- asks that never embarrass --------------------------------------------------------------
+
+FORM_REPORT = """### Problem Description
+vLLM serving dies after the first batch with a memory access fault.
+
+### Operating System
+Ubuntu 24.04.2 LTS
+
+### CPU
+AMD EPYC 9575F
+
+### GPU
+AMD Instinct MI325X
+
+### ROCm Version
+ROCm 7.3.0
+
+### Steps to Reproduce
+1. `vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 8`
+2. send 64 requests at once
+"""
+
+
+def test_a_persons_request_on_a_report_that_gives_everything_is_refused_not_sent(
+    make, emulator, repository, django_capture_on_commit_callbacks
+):
+    issue = bug(make, emulator, repository, 40, FORM_REPORT)
+    assert needs_info.completeness(issue).missing == []
+    with pytest.raises(needs_info.NothingToAsk, match="the report gives gpu, rocm_version, os"):
+        needs_info.needs_info_request(issue=issue, by="maintainer")
+    assert not NeedsInfo.objects.filter(issue=issue).exists()
+    assert not GitHubWrite.objects.filter(issue=issue).exists()
+
+
+def test_a_fact_named_in_a_form_the_extraction_cannot_read_is_unclear_never_asked(
+    make, emulator, repository, django_capture_on_commit_callbacks
+):
+    body = "rocminfo dies on my box.\n\n**GPU:** RX550 4GB\n**OS:** Debian 12\n\nAdrenalin 24.12.1"
+    issue = bug(make, emulator, repository, 41, body)
+    read = needs_info.completeness(issue)
+    assert {"gpu", "rocminfo", "rocm_version"} <= set(read.unclear)
+    assert "RX550" in read.unclear["gpu"]
+    refresh(issue, django_capture_on_commit_callbacks)
+    [comment] = bot_comments(emulator, 41)
+    assert "gfx target" not in comment["body"] and "ROCm version" not in comment["body"]
+    assert "steps to reproduce" in comment["body"]
+
+
+def test_only_the_reporters_new_words_are_read_again_never_a_reclassification(
+    make, emulator, repository, django_capture_on_commit_callbacks
+):
+    issue = bug(make, emulator, repository, 42, BARE_REPORT)
+    refresh(issue, django_capture_on_commit_callbacks)
+    state = NeedsInfo.objects.get(issue=issue)
+    asked = state.missing
+    # the service's reading changes (a new rule, a retrained model) but the reporter said nothing
+    IssuePrediction.objects.filter(issue=issue, model_name="environment").update(
+        evidence={"architectures": ["gfx942"], "rocm_version": "6.2.0", "os": "Ubuntu 24.04"}
+    )
+    refresh(issue, django_capture_on_commit_callbacks)
+    state.refresh_from_db()
+    assert (state.state, state.missing, state.revision) == ("asking", asked, 1)
+    [comment] = bot_comments(emulator, 42)
+    assert "now has what triage needs" not in comment["body"]
+    # the reporter writes: now what they wrote is read, with everything else
+    make.comment(
+        issue=issue,
+        author=issue.author,
+        body="GPU is an MI300X (gfx942), ROCm 6.2.0 on Ubuntu 24.04; `python3 repro.py`",
+    )
+    refresh_environment(issue)
+    refresh(issue, django_capture_on_commit_callbacks)
+    state.refresh_from_db()
+    assert state.state == "satisfied" and state.revision == 2

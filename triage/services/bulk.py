@@ -125,7 +125,10 @@ def _unassign(issue: Issue, argument: str, user) -> str:
 
 
 def _needinfo(issue: Issue, argument: str, user) -> str:
-    state = needs_info.needs_info_request(issue=issue, by=user.get_username(), actor=user)
+    try:
+        state = needs_info.needs_info_request(issue=issue, by=user.get_username(), actor=user)
+    except needs_info.NothingToAsk as exc:
+        raise CommandRefused(str(exc)) from None
     return f"asked for {', '.join(state.missing)}"
 
 

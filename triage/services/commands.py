@@ -137,7 +137,10 @@ def _priority(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
 def _needinfo(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
     if issue.is_pull_request or issue.state != Issue.State.OPEN:
         raise CommandRefused("only an open issue can wait for information")
-    state = needs_info.needs_info_request(issue=issue, by=f"@{login}")
+    try:
+        state = needs_info.needs_info_request(issue=issue, by=f"@{login}")
+    except needs_info.NothingToAsk as exc:
+        raise CommandRefused(str(exc)) from None
     TriageAction.objects.create(
         issue=issue,
         action="needs_info.request",

@@ -7,9 +7,15 @@ COLLABORATOR), lacking some of NEEDS_INFO_FACTS (classifiers.completeness). A pe
 any issue (`needs_info_request`: `/needinfo`, the dashboard).
 
 What it does, each write through the outbox (opted in per action, dry run, audited, idempotent):
-- one comment naming exactly what is missing (template needs_info.ask), edited as the reporter
+- one comment naming exactly what is missing (template needs_info.ask): only what the report
+  does not name at all (classifiers.completeness: a fact it names in a form the extraction
+  cannot read is "unclear", for a person, never asked for again); edited as the reporter
   supplies facts (in a comment or by editing the issue), and replaced by a thank-you (template
-  needs_info.satisfied) once nothing is missing;
+  needs_info.satisfied) once nothing is missing. What is missing is read again only after the
+  reporter wrote something new (`reporter_words`, a digest of their title, body and comments):
+  a new rule or a reclassification never edits the ask, nor thanks a reporter who said nothing;
+- a person's request (`/needinfo`, the dashboard) on a report that lacks nothing is refused
+  with what the report gives (NothingToAsk), never an ask for facts it states;
 - the NEEDS_INFO_LABEL label, added while facts are missing and removed after;
 - `needs_info_sweep` (daily): NEEDS_INFO_REMIND_DAYS after the request or the reporter's last
   comment, one reminder; NEEDS_INFO_CLOSE_DAYS after the reminder with no word from the
@@ -22,6 +28,7 @@ What it does, each write through the outbox (opted in per action, dry run, audit
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -40,6 +47,10 @@ Op = GitHubWrite.Operation
 RULE = "rule needs-info"
 ASK_MARKER = "needs-info"
 SERIOUS = {"critical", "high"}
+
+
+class NothingToAsk(ValueError):
+    """A person asked for information on a report that lacks none of the facts asked for."""
 
 
 @dataclass
@@ -72,6 +83,19 @@ def _by_reporter(issue: Issue, comment: Comment) -> bool:
     return issue.author_id is not None and comment.author_id == issue.author_id
 
 
+def _reporters_comments(issue: Issue, comments: list[Comment]) -> list[str]:
+    return [c.body for c in comments if _by_reporter(issue, c) and not outbox.is_bot_text(c.body)]
+
+
+def reporter_words(issue: Issue, comments: list[Comment] | None = None) -> str:
+    """A digest of what the reporter wrote: the title, the body and their own comments."""
+    comments = _comments(issue) if comments is None else comments
+    digest = hashlib.sha256()
+    for text in (issue.title or "", issue.body or "", *_reporters_comments(issue, comments)):
+        digest.update(text.encode("utf-8", "replace") + b"\x1e")
+    return digest.hexdigest()
+
+
 def completeness(issue: Issue, comments: list[Comment] | None = None):
     """What the report gives and lacks (classifiers.completeness) from its stored environment."""
     comments = _comments(issue) if comments is None else comments
@@ -81,11 +105,10 @@ def completeness(issue: Issue, comments: list[Comment] | None = None):
         .first()
     )
     return report_completeness(
+        title=issue.title,
         body=issue.body,
         environment=environment or {},
-        reporter_comments=[
-            c.body for c in comments if _by_reporter(issue, c) and not outbox.is_bot_text(c.body)
-        ],
+        reporter_comments=_reporters_comments(issue, comments),
         wanted=tuple(settings.NEEDS_INFO_FACTS),
     )
 
@@ -191,6 +214,7 @@ def _start(issue: Issue, missing: list[str], by: str, actor=None, asked=False) -
         asked_for=missing,
         requested_by="" if by == RULE else by,
         asked_at=timezone.now(),
+        reporter_words=reporter_words(issue),
     )
     _ask_comment(state, by, actor, asked)
     _label(state, True, by, actor, asked)
@@ -240,7 +264,13 @@ def _refresh_one(issue: Issue, now, report: NeedsInfoReport) -> None:
     state = NeedsInfo.objects.filter(issue=issue).first()
     if state is not None:
         if state.waiting and issue.state == Issue.State.OPEN:
-            missing = completeness(issue).missing
+            comments = _comments(issue)
+            words = reporter_words(issue, comments)
+            if state.reporter_words == words:
+                return  # the reporter wrote nothing new: the ask stands as it is
+            state.reporter_words = words
+            state.save(update_fields=["reporter_words"])
+            missing = completeness(issue, comments).missing
             changed = _update(state, missing, RULE)
             if changed:
                 report.note(changed, issue, ", ".join(missing) or "nothing missing")
@@ -255,10 +285,19 @@ def _refresh_one(issue: Issue, now, report: NeedsInfoReport) -> None:
 
 @transaction.atomic
 def needs_info_request(*, issue: Issue, by: str, actor=None) -> NeedsInfo:
-    """A person asks for the missing facts (`/needinfo`, the dashboard), whatever the rule says;
-    with nothing missing by our reading, the request names every fact that is asked for."""
+    """A person asks for the missing facts (`/needinfo`, the dashboard), whatever the rule says.
+    A report that lacks none of them is not asked for what it states: NothingToAsk says what it
+    gives (a person's own question is a comment of theirs)."""
     state = NeedsInfo.objects.filter(issue=issue).first()
-    missing = completeness(issue).missing or list(settings.NEEDS_INFO_FACTS)
+    found = completeness(issue)
+    missing = found.missing
+    if not missing:
+        given = [*found.present, *found.unclear]
+        raise NothingToAsk(
+            "nothing to ask: the report gives "
+            + (", ".join(dict.fromkeys(given)) or "every fact asked for")
+            + "; write the reporter your own question instead"
+        )
     if state is None:
         return _start(issue, missing, by, actor, asked=True)
     if state.waiting:
@@ -271,6 +310,7 @@ def needs_info_request(*, issue: Issue, by: str, actor=None) -> NeedsInfo:
         None,
     )
     state.requested_by, state.asked_for, state.missing = by, missing, missing
+    state.reporter_words = reporter_words(issue)
     state.revision += 1
     state.save()
     _ask_comment(state, by, actor, asked=True)
