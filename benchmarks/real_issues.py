@@ -592,7 +592,33 @@ def asks_read(items: list[dict], outcomes: list[Outcome]) -> None:
         outcome.missing = list(needs_info.completeness(issue).missing)
 
 
-def run(data: Path, *, database: str, install: str, split: dict[str, str] | None = None) -> dict:
+TRAINED_MODELS = ("symptom", "kind", "severity")
+
+
+def train_on_part(items: list[dict], split: dict[str, str], part: str, var_dir: str) -> dict:
+    """Train the models that have gold labels on one part's reports, as a deployment does from
+    its labelled history: `train_classifier MODEL --jsonl` (activated whatever it scores)."""
+    from django.core.management import call_command
+
+    path = Path(var_dir) / f"{part}.jsonl"
+    chosen = [item for item in items if split.get(item_url(item)) == part]
+    path.write_text("".join(json.dumps(item) + "\n" for item in chosen), encoding="utf-8")
+    trained = {}
+    for name in TRAINED_MODELS:
+        out = io.StringIO()
+        call_command("train_classifier", name, "--jsonl", str(path), "--force", stdout=out)
+        trained[name] = out.getvalue().strip().splitlines()[0]
+    return {"part": part, "issues": len(chosen), "models": trained}
+
+
+def run(
+    data: Path,
+    *,
+    database: str,
+    install: str,
+    split: dict[str, str] | None = None,
+    train_part: str = "",
+) -> dict:
     items = data_read(data)
     timings: dict[str, float] = {}
     with (
@@ -604,6 +630,7 @@ def run(data: Path, *, database: str, install: str, split: dict[str, str] | None
 
         django.setup()
         timings["install_s"] = round(_install(install), 1)
+        trained = train_on_part(items, split or {}, train_part, var_dir) if train_part else {}
         removed = _clear_coinciding_demo_issues(items)
         token = _viewer_token()
         started = time.monotonic()
@@ -622,6 +649,7 @@ def run(data: Path, *, database: str, install: str, split: dict[str, str] | None
         "deliveries": delivered["deliveries"],
         "demo_issues_replaced": removed,
         "install": install,
+        "trained_on": trained,
         "database": "sqlite" if database.startswith("sqlite") else "postgres",
         "timings": timings,
         "scores": scores(outcomes),
@@ -688,6 +716,12 @@ def report_text(result: dict) -> str:
         f" deliveries {t['deliver_s']} s, read back {t['read_back_s']} s",
         "",
     ]
+    if result.get("trained_on"):
+        trained = result["trained_on"]
+        lines[1:1] = [
+            f"then trained on the {trained['part']} part's {trained['issues']} labelled reports:",
+            *(f"  {summary}" for summary in trained["models"].values()),
+        ]
     columns = {**{p: result["parts"][p] for p in PARTS if p in result["parts"]}}
     columns["whole set"] = result["scores"]
     table = {name: figures(scores) for name, scores in columns.items()}
@@ -728,6 +762,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the tuning and check parts, by URL (default: benchmarks/data/rocm_issues_split.json;"
         " 'none' scores the whole set only)",
     )
+    parser.add_argument(
+        "--train-on",
+        choices=PARTS,
+        default="",
+        help="after the install, train symptom, kind and severity on this part's gold labels"
+        " (train_classifier --jsonl): what a deployment learns from its labelled history",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--outcomes", type=Path, help="also write each issue's gold and judgements (JSON) here"
@@ -740,7 +781,15 @@ def main(argv: list[str] | None = None) -> int:
         if not args.split.is_file():
             parser.error(f"no split file at {args.split}")
         split = split_read(args.split)
-    result = run(args.data, database=args.database, install=args.install, split=split)
+    if args.train_on and split is None:
+        parser.error("--train-on needs the split")
+    result = run(
+        args.data,
+        database=args.database,
+        install=args.install,
+        split=split,
+        train_part=args.train_on,
+    )
     if args.outcomes:
         args.outcomes.write_text(json.dumps(result["outcomes"], indent=1), encoding="utf-8")
     result.pop("outcomes")

@@ -1,4 +1,5 @@
-"""Labelled CSV files for training and evaluation, read strictly: a bad file is refused whole.
+"""Labelled CSV files (and JSON lines of labelled real reports) for training and evaluation, read
+strictly: a bad file is refused whole.
 
 Issue models read the columns title, body, label; text models read text, label; the duplicates
 index reads title, body. An optional repository column ("repository" or "repo", OWNER/NAME) tells
@@ -15,6 +16,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +54,7 @@ class LabelledTexts:
     path: str
     groups: list[str] | None = None  # the repository column, where the file has one
     cleaned: list[Cleaned] = field(default_factory=list)
+    skipped: int = 0  # JSON lines whose gold leaves this label out
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -171,3 +174,66 @@ def labelled_csv_read(path: str | Path, *, name: str) -> LabelledTexts:
     if not result.texts:
         raise CsvError(f"{path}: no rows")
     return result
+
+
+JSONL_TEXT_KEYS = ("text", "body")  # the issue's text: the labelled sets' "text", or "body"
+
+
+def labelled_jsonl_read(path: str | Path, *, name: str) -> LabelledTexts:
+    """Labelled real reports in JSON lines (the format of ../shared/data/rocm_issues/dev.jsonl):
+    `title`, `text` (or `body`), `repository`, and `gold` holding this model's label under its
+    name (`gold.kind`, `gold.symptom`, `gold.severity`, `gold.component`). A report whose gold
+    leaves the label out (null: the text does not say) is skipped and counted; a line that is
+    not a JSON object, lacks a title or a gold, or names a class the model does not take, is
+    refused with its line number and nothing is read."""
+    cls = model_class(name)
+    if cls.input != "issue" or not getattr(cls, "needs_labels", True):
+        raise CsvError(f"--jsonl holds labelled issues: {name} does not train on them")
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CsvError(f"cannot read {path}: {exc.strerror or exc}") from None
+    result = LabelledTexts(texts=[], labels=[], path=str(path), groups=[])
+    labels = set(getattr(cls, "labels", ()) or ())
+    skipped = 0
+    for line_number, line in enumerate(_utf8_text(raw, path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        item = _jsonl_item(line, path, line_number)
+        label = item["gold"].get(name)
+        if label is None or not str(label).strip():
+            skipped += 1
+            continue
+        label = str(label).strip() if labels else str(label).strip().lower()
+        if labels and label not in labels:
+            takes = ", ".join(sorted(labels))
+            raise CsvError(f"{path}, line {line_number}: {name} {label!r} is not one of {takes}")
+        values, cleaned = _clean(
+            {
+                "title": str(item.get("title") or ""),
+                "body": str(next((item[k] for k in JSONL_TEXT_KEYS if item.get(k)), "")),
+            },
+            line_number,
+        )
+        if cleaned:
+            result.cleaned.append(cleaned)
+        result.texts.append(cls.text_of(values))
+        result.labels.append(label)
+        result.groups.append(str(item.get("repository") or "").strip())
+    if not result.texts:
+        raise CsvError(f"{path}: no report with a gold {name}")
+    result.skipped = skipped
+    return result
+
+
+def _jsonl_item(line: str, path: Path, line_number: int) -> dict:
+    try:
+        item = json.loads(line)
+    except ValueError as exc:
+        raise CsvError(f"{path}, line {line_number}: not JSON ({exc})") from None
+    if not isinstance(item, dict) or not isinstance(item.get("gold"), dict):
+        raise CsvError(f"{path}, line {line_number}: not a labelled report (no gold object)")
+    if not str(item.get("title") or "").strip():
+        raise CsvError(f"{path}, line {line_number}: no title")
+    return item

@@ -108,3 +108,45 @@ def test_a_nul_byte_or_control_character_is_removed_and_counted_not_refused(tmp_
     assert len(data) == len(rows)
     assert not any("\x00" in t or "\x1b" in t for t in data.texts)
     assert "ring gfx timeout" in data.texts[6] and "[31mERROR" in data.texts[11]
+
+
+def write_jsonl(path, rows, field="kind"):
+    """Labelled real reports as the benchmark's data holds them (texts written for the tests)."""
+    with path.open("w", encoding="utf-8") as handle:
+        for number, row in enumerate(rows, start=1):
+            item = {
+                "url": f"https://github.com/x/y/issues/{number}",
+                "repository": "x/y",
+                "number": number,
+                "title": row["title"],
+                "text": row["body"],
+                "gold": {field: row["label"], "component": None},
+            }
+            handle.write(json.dumps(item) + "\n")
+    return path
+
+
+def test_it_trains_from_labelled_real_reports_and_counts_them_as_decisions(tmp_path):
+    path = write_jsonl(tmp_path / "labelled.jsonl", kind_rows())
+    out = io.StringIO()
+    call_command("train_classifier", "kind", "--jsonl", str(path), stdout=out)
+    assert "active" in out.getvalue()
+    source = artifacts.metadata_read("kind", artifacts.active_version("kind"))["source"]
+    assert source.endswith(f"(gold {len(kind_rows())})")
+    out = io.StringIO()
+    call_command("evaluate_classifier", "kind", "--jsonl", str(path), "--json", stdout=out)
+    assert json.loads(out.getvalue())["n"] == len(kind_rows())
+
+
+def test_a_report_without_the_label_is_skipped_and_a_bad_line_refuses_the_file(tmp_path):
+    path = write_jsonl(tmp_path / "labelled.jsonl", kind_rows())
+    with pytest.raises(CommandError, match="no report with a gold component"):
+        call_command("train_classifier", "component", "--jsonl", str(path))
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"title": "Crash", "text": "x", "gold": {"kind": "bugg"}}\n')
+    with pytest.raises(CommandError, match=r"line \d+: kind 'bugg' is not one of bug, docs"):
+        call_command("train_classifier", "kind", "--jsonl", str(path))
+    (tmp_path / "broken.jsonl").write_text('{"title": "Crash", "gold": {"kind": "bug"}}\n{oops\n')
+    with pytest.raises(CommandError, match="line 2: not JSON"):
+        call_command("train_classifier", "kind", "--jsonl", str(tmp_path / "broken.jsonl"))
+    assert artifacts.active_version("kind") is None

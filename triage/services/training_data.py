@@ -58,6 +58,34 @@ DEFAULT_LABEL_MAPS: dict[str, dict[str, dict[str, str]]] = {
             "perf": "performance",
         },
     },
+    # a model with rules of its own learns from the maintainers' labels first, the rules after
+    "symptom": {
+        "*": {
+            "documentation": "docs",
+            "docs": "docs",
+            "type: docs": "docs",
+            "feature request": "feature",
+            "feature": "feature",
+            "enhancement": "feature",
+            "type: feature": "feature",
+            "question": "question",
+            "type: question": "question",
+            "performance": "performance",
+            "perf": "performance",
+            "build": "build",
+            "build failure": "build",
+            "installation": "install",
+            "install": "install",
+            "packaging": "install",
+            "crash": "crash",
+            "hang": "hang",
+            "correctness": "wrong_result",
+            "accuracy": "wrong_result",
+        },
+    },
+    # a tracker's own severity labels, if it has them (settings.CLASSIFIER_LABEL_MAPS adds them:
+    # {"severity": {"ROCm/ROCm": {"sev: blocker": "critical"}}}); none by default
+    "severity": {"*": {}},
     "kind_title_prefix": {
         "*": {
             "[issue]": "bug",
@@ -320,12 +348,18 @@ WEAK_LABELLERS = {
 
 def rule_weak_labeller(cls):
     """The weak labeller of a model with rules of its own (`weak_label(title, body, labels)` on
-    its class, classifiers.registry), or None."""
+    its class, classifiers.registry), or None: a maintainer's label that the model's label map
+    names first (a "documentation" label is a docs report, whatever the rules read), the rules
+    after."""
     rules = getattr(cls, "weak_label", None)
     if rules is None:
         return None
 
     def labeller(issue: Issue, maps: dict) -> tuple[str, str]:
+        by_label = repository_label_map(maps, cls.name, issue.repository)
+        for label in issue.labels.all():
+            if label.name_key in by_label:
+                return by_label[label.name_key], SOURCE_LABEL
         labels = tuple(label.name for label in issue.labels.all())
         return rules(issue.title or "", issue.body or "", labels), SOURCE_RULE
 

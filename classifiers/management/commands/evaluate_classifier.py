@@ -1,4 +1,5 @@
-"""python manage.py evaluate_classifier MODEL --csv PATH [--json]: score the active version."""
+"""python manage.py evaluate_classifier MODEL (--csv PATH | --jsonl PATH) [--json]: score the
+active version on a labelled CSV or on labelled real reports (JSON lines, gold.MODEL)."""
 
 import json
 
@@ -15,7 +16,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("model")
-        parser.add_argument("--csv", required=True, help="labelled CSV file")
+        source = parser.add_mutually_exclusive_group(required=True)
+        source.add_argument("--csv", help="labelled CSV file")
+        source.add_argument("--jsonl", help="labelled real reports (JSON lines, gold.MODEL)")
         parser.add_argument(
             "--model-version", default=None, help="a version other than the active one"
         )
@@ -23,7 +26,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            data = datasets.labelled_csv_read(options["csv"], name=options["model"])
+            data = (
+                datasets.labelled_csv_read(options["csv"], name=options["model"])
+                if options["csv"]
+                else datasets.labelled_jsonl_read(options["jsonl"], name=options["model"])
+            )
             metrics = evaluation.model_evaluate(
                 name=options["model"],
                 texts=data.texts,

@@ -1,11 +1,16 @@
-"""python manage.py train_classifier MODEL [--csv PATH] [--force]
+"""python manage.py train_classifier MODEL [--csv PATH | --jsonl PATH] [--force]
 
 Without --csv: from the database (weak labels from labels, title prefixes and issue forms;
 triagers' corrections outrank them; for sentiment: the base set of CLASSIFIER_SENTIMENT_CSV with
 triagers' sentiment decisions on posts on top). With --csv: columns title, body, label (issue
 models) or text, label (sentiment), and for kind, trained per repository, a repository (or repo)
-column; other columns are ignored. A bad file is refused and nothing is saved; a NUL byte or
-stray control character in a UTF-8 file is removed and counted ("1 NUL byte removed in row 812").
+column; other columns are ignored. With --jsonl: labelled real reports, one JSON object a line
+(title, text, repository, and the label in gold.MODEL: the format of the real-issue benchmark's
+data), for kind, symptom, severity and component; a report whose gold leaves the label out is
+skipped and counted. A version trained on labelled reports counts them as people's decisions
+("gold N" in its source): sure, it outranks the rules as triagers' corrections do. A bad file is
+refused and nothing is saved; a NUL byte or stray control character in a UTF-8 file is removed
+and counted ("1 NUL byte removed in row 812").
 The new version becomes active only if it is not worse than the active one, unless --force;
 then the open issues (for sentiment: their comments and recent posts) are classified again, in
 chunks on the classify queue.
@@ -24,7 +29,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("model", help=", ".join(sorted(MODELS)))
-        parser.add_argument("--csv", default=None, help="labelled CSV instead of the database")
+        source = parser.add_mutually_exclusive_group()
+        source.add_argument("--csv", default=None, help="labelled CSV instead of the database")
+        source.add_argument(
+            "--jsonl", default=None, help="labelled real reports (JSON lines, gold.MODEL)"
+        )
         parser.add_argument(
             "--force", action="store_true", help="activate even if it scores worse than the active"
         )
@@ -32,15 +41,26 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         name = options["model"]
         try:
-            if options["csv"]:
-                data = datasets.labelled_csv_read(options["csv"], name=name)
+            if options["csv"] or options["jsonl"]:
+                data = (
+                    datasets.labelled_csv_read(options["csv"], name=name)
+                    if options["csv"]
+                    else datasets.labelled_jsonl_read(options["jsonl"], name=name)
+                )
                 if data.cleaned:
                     self.stdout.write(self.style.WARNING(f"{data.path}: {data.cleaning_note()}"))
+                if data.skipped:
+                    self.stdout.write(f"{data.skipped} reports without a gold {name} skipped")
+                source = (
+                    f"csv {data.path}"
+                    if options["csv"]
+                    else f"jsonl {data.path} (gold {len(data.labels)})"
+                )
                 report = training.model_train(
                     name=name,
                     texts=data.texts,
                     labels=data.labels,
-                    source=f"csv {data.path}",
+                    source=source,
                     force=options["force"],
                     groups=data.groups,
                 )
