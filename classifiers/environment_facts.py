@@ -110,7 +110,8 @@ CONTRAST_BEFORE = linear_re.compile(
     r"\b(?:works?|passe[sd]|pass|fine|ok|okay|vs\.?|versus|compared|unlike|than"
     r"|instead|support(?:s|ed)?|such[ \t]+as|e\.g\.|reported|buy(?:ing)?|purchas\w*|consider\w*"
     r"|(?:gpus?|cards?|ones|models|devices|hardware)[ \t]+like|not[ \t]+only|but[ \t]+not"
-    r"|planning|thinking[ \t]+of|looking[ \t]+at)" + FILLERS,
+    r"|planning|thinking[ \t]+of|looking[ \t]+at|consistent|same[ \t]+as|unaffected"
+    r"|(?:not|no)[ \t]+(?:an?[ \t]+)?(?:issues?|problems?))" + FILLERS,
     linear_re.I,
 )
 CONTRAST_AFTER = linear_re.compile(
@@ -126,7 +127,8 @@ BUILD_BEFORE = linear_re.compile(
     linear_re.I,
 )
 BUILD_AFTER = linear_re.compile(
-    r"\A[ \t)*`'\"]*(?:builds?\b|build[ \t]+(?:fails?|failing|failure|error)|code[ \t]+objects?)",
+    r"\A(?:[ \t]*[-–,/][ \t]*gfx[0-9a-z]+)*[ \t)*`'\"]*(?:builds?\b|build[ \t]+(?:fails?|failing"
+    r"|failure|error)|code[ \t]+objects?|packages?\b|librar(?:y|ies)\b|binar(?:y|ies)\b)",
     linear_re.I,
 )
 # "I don't actually have an MI250" (the form made them pick one): not the reporter's GPU at all.
@@ -136,8 +138,8 @@ DENIED_BEFORE = linear_re.compile(
     linear_re.I,
 )
 OVERRIDE_BEFORE = linear_re.compile(
-    r"\bHSA_OVERRIDE_GFX_VERSION\b[^\n]*\z|\b(?:pretend\w*|treat\w*|spoof\w*|masquerad\w*)"
-    + FILLERS,
+    r"\bHSA_OVERRIDE_GFX_VERSION\b[^\n]*\z|\b(?:pretend\w*|treat\w*|spoof\w*|masquerad\w*"
+    r"|overrid\w*)(?:[ \t]+it)?" + FILLERS,
     linear_re.I,
 )
 

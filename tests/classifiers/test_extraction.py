@@ -496,6 +496,10 @@ def test_a_link_is_a_page_never_the_reporters_gpu():
         "Someone else's patch works very well on my RX 6800 GPU.",
         "The FP4 path only works on gfx950 (MI325X/MI350X), never on ours.",
         "Older GPUs like the Radeon VII are listed.",
+        "Timings are consistent with the MI250X under the same ROCm.",
+        "It's not an issue on the MI210s, just this one.",
+        "You can override it to gfx1030 as a workaround.",
+        "I use the community's gfx1030-gfx1032 package.",
     ],
 )
 def test_a_gpu_named_to_compare_in_a_list_or_beside_a_possessive_is_set_aside(sentence):

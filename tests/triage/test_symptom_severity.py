@@ -135,3 +135,12 @@ def test_confirmed_duplicates_count_in_the_reach(make, triager):
     )  # changed its mind: only the latest decision counts
     reach = priority.reach_of_issues(issues=[original, copies[0]])
     assert (reach[original.id].duplicates, reach[copies[0].id].duplicates) == (1, 1)
+
+
+def test_a_maintainers_label_teaches_the_symptom_model_before_the_rules(make):
+    make.issue(title="Segfault in hipMemcpy", body="Segmentation fault (core dumped)")
+    make.issue(title="Porting guide for HIP graphs", body="", labels=["documentation"])
+    make.issue(title="hipcc --help prints nothing", body="", labels=["question"])
+    data = training_data.training_set(model_name="symptom")
+    assert dict(data.sources) == {"rule": 1, "label": 2}
+    assert sorted(data.labels) == ["crash", "docs", "question"]
