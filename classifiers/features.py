@@ -49,20 +49,30 @@ def embedding_text(text: str) -> str:
 
 
 def word_and_char_tfidf(
-    *, word_min_df: int = 1, char_min_df: int = 2, char_ngrams: tuple[int, int] = (2, 4)
+    *,
+    word_min_df: int = 1,
+    char_min_df: int = 2,
+    char_ngrams: tuple[int, int] = (2, 4),
+    word_ngrams: tuple[int, int] = (1, 2),
+    presence: bool = False,
 ) -> FeatureUnion:
     """Word 1-2-grams and char_wb n-grams (2-4 by default: 2-5 scored the same on NLBSE'24 and
-    is a third slower to transform, the char n-grams being most of the prediction time)."""
+    is a third slower to transform, the char n-grams being most of the prediction time).
+    presence: each n-gram as 0/1 (no idf, no normalisation), what NB-weighted logistic
+    regression (classifiers/nb_logistic.py) reads."""
+    weighting = (
+        {"binary": True, "use_idf": False, "norm": None} if presence else {"sublinear_tf": True}
+    )
     return FeatureUnion(
         [
             (
                 "w",
                 TfidfVectorizer(
-                    ngram_range=(1, 2),
-                    sublinear_tf=True,
+                    ngram_range=word_ngrams,
                     min_df=word_min_df,
                     token_pattern=r"(?u)\b\w[\w.+-]*\w\b|\b\w\b",
                     dtype=np.float32,
+                    **weighting,
                 ),
             ),
             (
@@ -70,9 +80,9 @@ def word_and_char_tfidf(
                 TfidfVectorizer(
                     analyzer="char_wb",
                     ngram_range=char_ngrams,
-                    sublinear_tf=True,
                     min_df=char_min_df,
                     dtype=np.float32,
+                    **weighting,
                 ),
             ),
         ]

@@ -14,7 +14,9 @@ the packaged sentence encoder fine-tuned on its labels (classifiers/finetune.py)
 min(folds, 3) folds for the metrics and thresholds, then on everything; its probabilities are
 averaged with the linear model's (`finetune_weight`), and the evidence stays the TF-IDF words.
 The classifier is a multinomial logistic regression (probabilities of its own, one fit) unless a
-model asks for the sigmoid-calibrated linear SVM (`linear = "calibrated_svm"`, three fits).
+model asks for the sigmoid-calibrated linear SVM (`linear = "calibrated_svm"`, three fits) or
+NB-weighted logistic regression on presence features (`linear = "nb_logistic"`, one binary fit per
+class, classifiers/nb_logistic.py; kept as a plain LogisticRegression with the ratios folded in).
 A prediction under its class's threshold is kept but marked `needs_triage`: a human decides.
 Evidence: the words of the text with the largest weight toward the predicted class.
 A model with `per_repository = True` (kind), given each text's repository, also fits one linear
@@ -43,6 +45,7 @@ from sklearn.svm import LinearSVC
 
 from classifiers import embeddings, features, per_repository
 from classifiers import finetune as tuning
+from classifiers.nb_logistic import NBLogisticRegression
 
 DEFAULT_FOLDS = 5
 LARGE_TRAINING_SET = 5000  # from this size on, 3 folds: enough out-of-fold items, 2 fits fewer
@@ -148,7 +151,7 @@ class TextClassifier:
     input: ClassVar[str] = "issue"  # "issue": (title, body) rows; "text": one text per row
     description: ClassVar[str] = ""
     target_precision: ClassVar[float] = 0.90
-    linear: ClassVar[str] = "logistic"  # or "calibrated_svm"
+    linear: ClassVar[str] = "logistic"  # or "calibrated_svm", "nb_logistic"
     c: ClassVar[float] = 10.0  # inverse regularisation of the linear model
     # weight of the sentence embedding beside the TF-IDF row; 0: this model never uses them
     embedding_weight: ClassVar[float] = 0.0
@@ -200,6 +203,8 @@ class TextClassifier:
                 method="sigmoid",
                 cv=min(3, n_min_class),
             )
+        if self.linear == "nb_logistic":
+            return NBLogisticRegression(C=self.c)
         return LogisticRegression(C=self.c, max_iter=2000)
 
     def feature_info(self) -> dict:
@@ -298,6 +303,8 @@ class TextClassifier:
             [c >= self.thresholds[p] for p, c in zip(oof_pred, oof_conf, strict=True)]
         )
         self.classifier = estimator.fit(x, y)
+        if isinstance(self.classifier, NBLogisticRegression):  # artifacts: scikit-learn only
+            self.classifier = self.classifier.to_sklearn()
         self.repository_models = {}
         if by_repository:
             oof_pred, accepted = self._fit_repositories(
