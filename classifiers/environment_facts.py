@@ -254,12 +254,20 @@ NOT_MINE_BEFORE = linear_re.compile(
     r"|tried|try|trying|previous(?:ly)?|older|earlier|last\s+working|until|prior|before"
     r"|requires?|required|needs?|minimum|least|supported|supports?|available|added|introduced"
     r"|released|ships?|shipped|from|fine|ok|okay|vs\.?|versus|instead\s+of|compared\s+(?:to|with)"
-    r"|roll(?:ed|ing)?\s+out)"
+    r"|roll(?:ed|ing)?\s+out|future|upcoming|next|coming|releas(?:e|es|ed|ing)\s+of)"
     r"(?:[ \t]+(?:in|with|on|to|under|of|as|the|a|version|release|using|at|by|for|since|rocm"
     r"|and|latest|newest|new|newer|current|recent)){0,3}[ \t:*`'\"(]*\z"
     # a question about a release is no statement of the one run: "Is ROCm 3.0 supporting ..."
     r"|(?:^|[.!?][ \t]+)(?:is|are|does|do|will|would|can|could|should|has|have)[ \t]+"
     r"(?:the[ \t]+|a[ \t]+)?\z",
+    linear_re.I,
+)
+# PyTorch's wheel index for a ROCm release: the torch build the reporter installed
+TORCH_INDEX = linear_re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?rocm", linear_re.I)
+# a sentence addressed to the reader (a maintainer's suggestion, another person's question)
+ASKED_OF_YOU = linear_re.compile(
+    r"\b(?:would|could|can|will|did|do|have)[ \t]+you\b[^.!?\n]*\z|\bplease[ \t]+(?:try|use|test"
+    r"|upgrade|update|install)\b[^.!?\n]*\z",
     linear_re.I,
 )
 MINE_AFTER_UPGRADE = linear_re.compile(
@@ -274,10 +282,13 @@ NOT_MINE_AFTER = linear_re.compile(
     r"|fixe[sd]\b|resolves?\b|is[ \t]+out|(?:now[ \t]+|officially[ \t]+)?(?:supports|adds|added"
     r"|includes|brings|ships|introduced)\b|(?:was[ \t]+|is[ \t]+)?(?:just[ \t]+)?released\b"
     r"|(?:is|are)[ \t]+(?:now[ \t]+)?(?:available|supported)\b"
-    r"|[^\n]{0,20}\b(?:can|could)[ \t]+you[ \t]+(?:try|test|check|confirm)\b)",
+    r"|[^\n]{0,20}\b(?:can|could)[ \t]+you[ \t]+(?:try|test|check|confirm)\b"
+    r"|(?:will|would|might|may|should)[ \t]+(?:\w+[ \t]+)?(?:support|fix|work|add|include"
+    r"|bring)\b)",
     linear_re.I,
 )
 CONTEXT_CHARS = 60
+SENTENCE_CHARS = 240  # how far back a sentence addressed to the reader is read
 # ROCm's release series and the last minor release of each closed one (ROCm release history,
 # rocm.docs.amd.com/en/latest/release/versions.html); 7.x is open (TheRock's 7.10, 7.13 ...), and
 # so are the majors after it (TheRock's nightlies name 10.0).
@@ -679,11 +690,18 @@ class _Reader:
         before = before.rsplit("\n", 1)[-1]
         if NOT_MINE_BEFORE.search(before) and not MINE_AFTER_UPGRADE.search(before):
             return False
+        sentence = text[max(0, start - SENTENCE_CHARS) : start].rsplit("\n", 1)[-1]
+        if ASKED_OF_YOU.search(sentence):
+            return False  # "Would you be open to trying JAX 0.5.0 + ROCm 6.4.1?": not what runs
         after = text[match.end(group) : match.end(group) + CONTEXT_CHARS].split("\n", 1)[0]
         return not NOT_MINE_AFTER.search(after)
 
     def _rocm(self, text: str) -> None:
+        links = [m.span() for m in _bounded(URL, text, MAX_MASKED)]
         for match in _bounded(ROCM_VERSION, text, 50):
+            link = next((span for span in links if span[0] <= match.start() < span[1]), None)
+            if link and not TORCH_INDEX.search(text[link[0] : link[1]]):
+                continue  # a page's address names a release, not the one run
             torch_build = match.group(0).startswith("+")
             if (
                 not torch_build
@@ -692,6 +710,7 @@ class _Reader:
                 and PACKAGE_VERSION_AFTER.match(match.group(0)[4:])
             ):
                 continue  # tensorflow-rocm 2.4.0, pytorch-triton-rocm==3.0.0: a package's version
+            torch_build = torch_build or link is not None  # download.pytorch.org/whl/rocm6.2
             kind = "torch build" if torch_build else "ROCm version"
             word = text[_word_start(text, match.start()) : match.start()]
             if not torch_build and KERNEL_BUILD_WORD.search(word):

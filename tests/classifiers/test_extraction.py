@@ -573,6 +573,7 @@ def test_labels_describe_the_report_below_what_the_reporter_wrote():
         ("[+]  abcdefg      ^hip@6.1.2%gcc@12.2.0 build_system=cmake", "6.1.2"),
         ("Clang version : 19.0.0git (llvm-project roc-6.4.1 25184 c87081df2)", "6.4.1"),
         ("inside the b4412-rocm-7.13-local image it aborts", "7.13"),
+        ("pip3 install torch --index-url https://download.pytorch.org/whl/rocm6.2", "6.2"),
         ("failure at: /usr/src/debug/rocminfo/rocminfo-rocm-6.1.2/rocminfo.cc:1219", "6.1.2"),
     ],
 )
@@ -588,6 +589,11 @@ def test_it_reads_the_rocm_version_as_reporters_write_it(text, version):
         "We just rolled out ROCm 5.7.1, can you try this with it?",
         "ROCm 6.4.1 was just released and should help.",
         "The stock kernel is 4.15.0-kfd-compute-rocm-rel-2.0-30 from the old repository.",
+        "I hope ROCm 3.9 will support this card.",
+        "This is fixed in the upcoming release of ROCm 6.1.2.",
+        "Would you be open to trying a newer stack, JAX 0.5.0 + ROCm 6.4.1?",
+        "With the release of ROCm 6.2 a wheel for it would help.",
+        "See https://rocm.docs.amd.com/en/docs-6.1.2/reference/gpu-arch.html for the table.",
     ],
 )
 def test_a_release_asked_about_announced_or_named_by_a_kernel_is_not_the_one_run(text):
