@@ -266,8 +266,8 @@ NOT_MINE_BEFORE = linear_re.compile(
 TORCH_INDEX = linear_re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?rocm", linear_re.I)
 # a sentence addressed to the reader (a maintainer's suggestion, another person's question)
 ASKED_OF_YOU = linear_re.compile(
-    r"\b(?:would|could|can|will|did|do|have)[ \t]+you\b[^.!?\n]*\z|\bplease[ \t]+(?:try|use|test"
-    r"|upgrade|update|install)\b[^.!?\n]*\z",
+    r"\b(?:would|could|can|will|did|do|have)[ \t]+you\b(?:[^.!?\n]|\.\w)*\z"
+    r"|\bplease[ \t]+(?:try|use|test|upgrade|update|install)\b(?:[^.!?\n]|\.\w)*\z",
     linear_re.I,
 )
 MINE_AFTER_UPGRADE = linear_re.compile(
