@@ -86,11 +86,14 @@ NAMED = {
         r"polaris|fiji|ellesmere|tonga|hawaii|carrizo|raven|renoir|cezanne|rembrandt|phoenix|"
         r"strix|krackan|aldebaran|arcturus)\b|\b(?:amd|my|the)\s+(?:\w+\s+)?\d{4}\s?(?:xtx?|gre)?\b|"
         r"\b(?:igpu|apu|dgpu)\b|\b\d{3}m\b|\b(?:7900|7800|7700|7600|6950|6900|6800|6750|6700|6650|"
-        r"6600|6500|5700|5600|5500|9070|9060)\b"
+        r"6600|6500|5700|5600|5500|9070|9060)\b|\bryzen\s+(?:ai\s+)?(?:\d|max|z\d)|\[AMD/ATI\]|"
+        r"\b(?:gpu|graphics(?:\s+card)?|video\s+card)\s*(?:model)?\s*[:=]\s*\S"
     ),
     "rocm_version": linear_re.compile(
-        r"(?i)\b(?:rocm|therock|hip|amdgpu|adrenalin|driver|sdk|rocm-\w+|rock-dkms)\b[^\n]{0,40}?"
-        r"\d+\.\d+|\+rocm\w*|\brocm\d|\bversion\s*:?\s*\d+\.\d+"
+        r"(?i)\b(?:rocm|therock|hip|amdgpu|adrenalin|driver|sdk|rocm-\w+|rock-dkms|miopen|rocblas"
+        r"|hipblas(?:lt)?|rccl|rocfft|hipfft|rocsparse|rocsolver|migraphx|tensile|rocprof\w*"
+        r"|amd-smi|rocm-smi|rocminfo)\b[^\n]{0,40}?\d+\.\d+|\+rocm\w*|\brocm\d"
+        r"|\bversion\s*:?\s*\d+\.\d+"
     ),
     "os": linear_re.compile(
         r"(?i)\b(?:ubuntu|debian|fedora|rhel|red\s?hat|centos|sles|suse|opensuse|arch|manjaro|"

@@ -61,3 +61,19 @@ def test_rocminfo_is_needed_only_while_the_gpu_is_unknown_and_found_by_its_marke
 def test_a_form_answer_that_names_no_os_is_not_an_os():
     environment = {**GPU_ENV, "os": "Linux"}
     assert "os" in missing("```\npython3 a.py\n```", environment)
+
+
+@pytest.mark.parametrize(
+    ("body", "fact"),
+    [
+        ("rocminfo crashes.\n\nGPU: Sapphire Pulse 5700 XT 8GB", "gpu"),
+        ("03:00.0 VGA compatible controller: Advanced Micro Devices [AMD/ATI] Device 7550", "gpu"),
+        ("It runs on the Ryzen AI 9 HX 370's graphics.", "gpu"),
+        ("Installed with the distribution's packages: rocBLAS 7.1.0, hip 6.4.", "rocm_version"),
+        ("Driver: Adrenalin 25.3.1 with the HIP SDK", "rocm_version"),
+        ("Fedora 41 workstation, stock kernel", "os"),
+    ],
+)
+def test_a_fact_the_report_names_in_a_form_the_extraction_cannot_read_is_never_asked(body, fact):
+    read = report_completeness(body=body, environment={})
+    assert fact not in read.missing and fact in read.unclear
