@@ -160,3 +160,17 @@ def test_a_dismissed_proposal_changes_nothing_on_github(
     assert match.state == "dismissed" and match.decided_by == "tess"
     assert emulator.comments(REPO, 10) == [] and not GitHubWrite.objects.exists()
     assert not IssuePrediction.objects.filter(issue=issue, model_name="duplicates").exists()
+
+
+def test_the_answer_can_quote_the_support_matrix_on_the_reporters_setup(
+    make, emulator, repository, signature, triager, django_capture_on_commit_callbacks
+):
+    signature.answer = "@{{ reporter }}: {{ support }}"
+    signature.save()
+    known_errors.signature_validate(pattern=signature.pattern, targets="", answer=signature.answer)
+    issue = report(make, emulator, repository, 12, NO_BINARY)
+    known_errors.known_errors_match(ids=[issue.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        known_errors.known_error_answer(match=KnownErrorMatch.objects.get(), user=triager)
+    [comment] = emulator.comments(REPO, 12)
+    assert comment["body"].startswith("@reporter1: ROCm 6.2.0 on Linux does not list gfx1031")

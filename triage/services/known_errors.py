@@ -39,6 +39,8 @@ ANSWER_VARIABLES = {
     "canonical": "ROCm/ROCm#4242",
     "repository": "ROCm/ROCm",
     "number": 5151,
+    # ROCm's support matrix on the report's target, release and platform, in a sentence
+    "support": "ROCm 6.2.0 on Linux does not list gfx1031 (source: https://rocm.docs.amd.com/).",
 }
 TARGET = linear_re.compile(r"^gfx[0-9a-f]{3,5}$")
 
@@ -157,6 +159,10 @@ def known_error_answer(*, match: KnownErrorMatch, user) -> GitHubWrite:
             issue=issue, model_name="duplicates", label=canonical, user=user
         )
     by = user.get_username() if user else f"rule known-error {signature.name}"
+    environment = _environment([issue.pk]).get(issue.pk) or {}
+    support = support_matrix.verdict(
+        match.target, match.rocm_version, environment.get("os") or ""
+    ).sentence
     body = reply_templates.render_text(
         signature.answer,
         reporter=issue.author.login if issue.author else "",
@@ -165,6 +171,7 @@ def known_error_answer(*, match: KnownErrorMatch, user) -> GitHubWrite:
         canonical=canonical,
         repository=issue.repository.full_name,
         number=issue.number,
+        support=support,
     )
     write = outbox.write_plan(
         issue=issue,
