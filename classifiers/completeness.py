@@ -81,10 +81,11 @@ WEAK_OS = {"linux", "na", "n/a", "none", "other", "unknown", "-"}
 # A fact named in some form, which the extraction could not read with confidence (see above).
 NAMED = {
     "gpu": linear_re.compile(
-        r"(?i)\bgfx\w{2,5}\b|\bradeon\b|\binstinct\b|\bfirepro\b|\b(?:rx|r[579]|hd|w|v)\s?"
+        r"(?i)\bgfx[0-9a-f]{2,4}|\bradeon\b|\binstinct\b|\bfirepro\b|\b(?:rx|r[579]|hd|w|v)\s?"
         r"\d{3,4}\w{0,3}\b|\bmi\s?\d{2,3}\w{0,2}\b|\b\d{3,4}\s?(?:xtx|xt|gre|m|s)\b|\b(?:vega|navi|"
         r"polaris|fiji|ellesmere|tonga|hawaii|carrizo|raven|renoir|cezanne|rembrandt|phoenix|"
-        r"strix|krackan|aldebaran|arcturus)\b|\b(?:amd|my|the)\s+(?:\w+\s+)?\d{4}\s?(?:xtx?|gre)?\b|"
+        r"strix|krackan|aldebaran|arcturus)\b|\bamd\s+\d{3,4}\w{0,3}\b|"
+        r"\b(?:my|an?|the)\s+\d{4}\s?(?:xtx?|gre)\b|"
         r"\b(?:igpu|apu|dgpu)\b|\b\d{3}m\b|\b(?:7900|7800|7700|7600|6950|6900|6800|6750|6700|6650|"
         r"6600|6500|5700|5600|5500|9070|9060)\b|\bryzen\s+(?:ai\s+)?(?:\d|max|z\d)|\[AMD/ATI\]|"
         r"\b(?:gpu|graphics(?:\s+card)?|video\s+card)\s*(?:model)?\s*[:=]\s*\S"

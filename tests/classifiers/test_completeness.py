@@ -69,6 +69,8 @@ def test_a_form_answer_that_names_no_os_is_not_an_os():
         ("rocminfo crashes.\n\nGPU: Sapphire Pulse 5700 XT 8GB", "gpu"),
         ("03:00.0 VGA compatible controller: Advanced Micro Devices [AMD/ATI] Device 7550", "gpu"),
         ("It runs on the Ryzen AI 9 HX 370's graphics.", "gpu"),
+        ("### System Info\n\nAMD 210, ROCm 6, our server", "gpu"),
+        ("Loading find-db ~/.config/miopen/gfx90a_104.HIP.3_1_0.ufdb.txt", "gpu"),
         ("Installed with the distribution's packages: rocBLAS 7.1.0, hip 6.4.", "rocm_version"),
         ("Driver: Adrenalin 25.3.1 with the HIP SDK", "rocm_version"),
         ("Fedora 41 workstation, stock kernel", "os"),
