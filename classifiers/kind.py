@@ -7,17 +7,18 @@ worse than an install or set-up problem is a question ("Which distro should I us
 9070 XT?" is a question about installing); any other failure is a bug. Where the symptom rules
 found nothing clear, the rules are unsure: the trained model decides when it is sure (its
 class's precision threshold, measured out of fold), else the rules' guess goes to a triager.
-Once the model learned from MIN_CORRECTIONS_TO_OVERRULE triagers' decisions (or labelled real
-reports), a sure model outranks the rules. The evidence says which one spoke.
+Once the model learned from enough people's decisions (classifiers.symptom.decisions_to_overrule:
+triagers' corrections, maintainers' labels, labelled real reports), a sure model outranks the
+rules. The evidence says which one spoke.
 """
 
 from classifiers.entries import ModelEntry
 from classifiers.facts import IssueFacts
 from classifiers.symptom import (
     DECIDING_POINTS,
-    MIN_CORRECTIONS_TO_OVERRULE,
     STRONG,
     Reading,
+    decisions_to_overrule,
     symptom_read,
 )
 from classifiers.text_classifier import Prediction, TextClassifier
@@ -55,7 +56,7 @@ def kind_predict(
         evidence.append({"model": model.label, "confidence": round(model.confidence, 4)})
         evidence.extend(model.evidence)
     model_sure = model is not None and not model.needs_triage
-    taught = corrections >= MIN_CORRECTIONS_TO_OVERRULE
+    taught = corrections >= decisions_to_overrule()
     if model_sure and model.label != label and (not sure or taught):
         who = f"the model, taught by {corrections} decisions" if taught else "the model"
         evidence.insert(0, {"rule": f"{who} (the rules were {'sure' if sure else 'unsure'})"})

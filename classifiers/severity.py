@@ -34,7 +34,7 @@ from classifiers.entries import ModelEntry
 from classifiers.extraction import environment_extract
 from classifiers.facts import IssueFacts, Reach
 from classifiers.kind import kind_read
-from classifiers.symptom import FAILURES, MIN_CORRECTIONS_TO_OVERRULE, symptom_read
+from classifiers.symptom import FAILURES, decisions_to_overrule, symptom_read
 from classifiers.text_classifier import Prediction, TextClassifier
 from config import linear_re
 
@@ -279,7 +279,7 @@ def severity_predict(
     evidence = assessment.evidence()
     if model is not None:
         evidence.append({"model": model.label, "confidence": round(model.confidence, 4)})
-    taught = corrections >= MIN_CORRECTIONS_TO_OVERRULE
+    taught = corrections >= decisions_to_overrule()
     if model is not None and taught and not model.needs_triage:
         if model.label != assessment.label:
             evidence.insert(0, {"rule": f"the model, taught by {corrections} corrections"})

@@ -593,6 +593,10 @@ CLASSIFIER_LABEL_MAPS: dict = {}
 CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT = env_float(
     "CLASSIFIER_KIND_OTHER_REPOSITORIES_WEIGHT", 0.3
 )
+# symptom, kind, severity: a trained model outranks the rules (where it is sure) once it learned
+# from this many people's decisions: triagers' corrections, maintainers' labels (not the demo's),
+# labelled real reports (docs/QUALITY.md: 185 were not enough).
+CLASSIFIER_DECISIONS_TO_OVERRULE = env_int("CLASSIFIER_DECISIONS_TO_OVERRULE", 1000)
 # The sentiment model's base set (CSV, columns text and label): the weekly retraining and
 # `train_classifier sentiment` train on it with the triagers' sentiment corrections on top.
 CLASSIFIER_SENTIMENT_CSV = env("CLASSIFIER_SENTIMENT_CSV", "")

@@ -62,3 +62,12 @@ def test_the_model_decides_only_where_the_rules_are_unsure_until_it_is_taught():
         clear, clear.label, _model("question"), corrections=MIN_CORRECTIONS_TO_OVERRULE
     )
     assert taught.label == "question" and "taught by" in taught.evidence[0]["rule"]
+
+
+def test_how_many_decisions_teach_a_model_to_outrank_the_rules_is_a_setting(settings):
+    settings.CLASSIFIER_DECISIONS_TO_OVERRULE = 50
+    clear = symptom_read("Segfault in rocFFT", "")
+    assert kind_predict(clear, clear.label, _model("question"), corrections=49).label == "bug"
+    assert kind_predict(clear, clear.label, _model("question"), corrections=50).label == (
+        "question"
+    )
