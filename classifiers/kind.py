@@ -19,6 +19,7 @@ from classifiers.symptom import (
     STRONG,
     Reading,
     decisions_to_overrule,
+    model_spoke,
     symptom_read,
 )
 from classifiers.text_classifier import Prediction, TextClassifier
@@ -60,13 +61,7 @@ def kind_predict(
     if model_sure and model.label != label and (not sure or taught):
         who = f"the model, taught by {corrections} decisions" if taught else "the model"
         evidence.insert(0, {"rule": f"{who} (the rules were {'sure' if sure else 'unsure'})"})
-        return Prediction(
-            label=model.label,
-            confidence=model.confidence,
-            needs_triage=False,
-            evidence=evidence,
-            probabilities=model.probabilities,
-        )
+        return model_spoke(model, evidence, needs_triage=False)
     disagrees = model_sure and model.label != label
     return Prediction(
         label=label,

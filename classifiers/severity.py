@@ -34,7 +34,7 @@ from classifiers.entries import ModelEntry
 from classifiers.extraction import environment_extract
 from classifiers.facts import IssueFacts, Reach
 from classifiers.kind import kind_read
-from classifiers.symptom import FAILURES, decisions_to_overrule, symptom_read
+from classifiers.symptom import FAILURES, decisions_to_overrule, model_spoke, symptom_read
 from classifiers.text_classifier import Prediction, TextClassifier
 from config import linear_re
 
@@ -274,22 +274,16 @@ def _said(match, what: str) -> str:
 def severity_predict(
     assessment: Assessment, model: Prediction | None, *, corrections: int, unsure: bool
 ) -> Prediction:
-    """One issue's severity: its parts' level, or the model's once triagers' corrections
-    taught it and it is sure; `unsure` (the symptom needs triage) marks it for a triager."""
+    """One issue's severity: its parts' level, or the model's once people's decisions taught it
+    and it is sure; `unsure` (the symptom needs triage) marks it for a triager."""
     evidence = assessment.evidence()
     if model is not None:
         evidence.append({"model": model.label, "confidence": round(model.confidence, 4)})
     taught = corrections >= decisions_to_overrule()
     if model is not None and taught and not model.needs_triage:
         if model.label != assessment.label:
-            evidence.insert(0, {"rule": f"the model, taught by {corrections} corrections"})
-        return Prediction(
-            label=model.label,
-            confidence=model.confidence,
-            needs_triage=unsure,
-            evidence=evidence,
-            probabilities=model.probabilities,
-        )
+            evidence.insert(0, {"rule": f"the model, taught by {corrections} decisions"})
+        return model_spoke(model, evidence, needs_triage=unsure)
     return Prediction(
         label=assessment.label, confidence=1.0, needs_triage=unsure, evidence=evidence
     )

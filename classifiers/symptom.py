@@ -544,6 +544,17 @@ def _decide(clues: list[Clue]) -> Reading:
     return Reading(best, points, clues)
 
 
+def model_spoke(model: Prediction, evidence: list[dict], *, needs_triage: bool) -> Prediction:
+    """The trained model's prediction with the evidence of the rules it outranked."""
+    return Prediction(
+        label=model.label,
+        confidence=model.confidence,
+        needs_triage=needs_triage,
+        evidence=evidence,
+        probabilities=model.probabilities,
+    )
+
+
 def symptom_predict(reading: Reading, model: Prediction | None, *, corrections: int) -> Prediction:
     """One issue's symptom: the rules where they are clear; the model where they find nothing
     and it is sure (its class's precision threshold), or over them once it learned from
@@ -557,13 +568,7 @@ def symptom_predict(reading: Reading, model: Prediction | None, *, corrections: 
     if sure and (not reading.decided or (taught and model.label != reading.label)):
         if reading.decided:
             evidence.insert(0, {"rule": f"the model, taught by {corrections} corrections"})
-        return Prediction(
-            label=model.label,
-            confidence=model.confidence,
-            needs_triage=model.label == "other",
-            evidence=evidence,
-            probabilities=model.probabilities,
-        )
+        return model_spoke(model, evidence, needs_triage=model.label == "other")
     if not reading.decided:
         return Prediction(label=reading.guess, confidence=0.0, needs_triage=True, evidence=evidence)
     total = sum(reading.points.values())

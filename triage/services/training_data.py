@@ -39,39 +39,27 @@ from classifiers.text_classifier import TrainingDataError
 from config import linear_re
 from triage.models import Issue, Label, Post, PredictionCorrection, SentimentCorrection
 
+# Labels that name a kind of report; the same report kinds are symptoms too (docs, feature,
+# question, performance), which the symptom map adds to its failures' labels.
+KIND_LABELS = {
+    "feature request": "feature",
+    "feature": "feature",
+    "enhancement": "feature",
+    "type: feature": "feature",
+    "question": "question",
+    "type: question": "question",
+    "documentation": "docs",
+    "docs": "docs",
+    "type: docs": "docs",
+    "performance": "performance",
+    "perf": "performance",
+}
 DEFAULT_LABEL_MAPS: dict[str, dict[str, dict[str, str]]] = {
-    "kind": {
-        "*": {
-            "bug": "bug",
-            "type: bug": "bug",
-            "kind/bug": "bug",
-            "feature request": "feature",
-            "feature": "feature",
-            "enhancement": "feature",
-            "type: feature": "feature",
-            "question": "question",
-            "type: question": "question",
-            "documentation": "docs",
-            "docs": "docs",
-            "type: docs": "docs",
-            "performance": "performance",
-            "perf": "performance",
-        },
-    },
+    "kind": {"*": {"bug": "bug", "type: bug": "bug", "kind/bug": "bug", **KIND_LABELS}},
     # a model with rules of its own learns from the maintainers' labels first, the rules after
     "symptom": {
         "*": {
-            "documentation": "docs",
-            "docs": "docs",
-            "type: docs": "docs",
-            "feature request": "feature",
-            "feature": "feature",
-            "enhancement": "feature",
-            "type: feature": "feature",
-            "question": "question",
-            "type: question": "question",
-            "performance": "performance",
-            "perf": "performance",
+            **KIND_LABELS,
             "build": "build",
             "build failure": "build",
             "installation": "install",
