@@ -88,7 +88,7 @@ NAMED = {
         r"\b(?:my|an?|the)\s+\d{4}\s?(?:xtx?|gre)\b|"
         r"\b(?:igpu|apu|dgpu)\b|\b\d{3}m\b|\b(?:7900|7800|7700|7600|6950|6900|6800|6750|6700|6650|"
         r"6600|6500|5700|5600|5500|9070|9060)\b|\bryzen\s+(?:ai\s+)?(?:\d|max|z\d)|\[AMD/ATI\]|"
-        r"\b(?:gpu|graphics(?:\s+card)?|video\s+card)\s*(?:model)?\s*[:=]\s*\S"
+        r"\b(?:gpu|graphics(?:\s+card)?|video\s+card)\s*(?:model)?\s*[:=][ \t*]*[^\n]{1,40}"
     ),
     "rocm_version": linear_re.compile(
         r"(?i)\b(?:rocm|therock|hip|amdgpu|adrenalin|driver|sdk|rocm-\w+|rock-dkms|miopen|rocblas"

@@ -106,3 +106,19 @@ def test_the_settings_page_names_each_opt_in_and_failed_write_in_words(triager_c
         text
     )
     assert "known_errors" not in text and "request_review" not in text
+
+
+def test_the_issue_page_shows_what_the_report_names_but_was_not_asked_for(triager_client, make):
+    issue = make.issue(
+        number=33, title="rocminfo dies", body="**GPU:** RX550 4GB, Adrenalin 24.12.1 driver"
+    )
+    NeedsInfo.objects.create(
+        issue=issue,
+        state="asking",
+        missing=["steps"],
+        asked_for=["steps"],
+        asked_at=timezone.now() - timedelta(days=1),
+    )
+    page = triager_client.get(reverse("issue-detail", args=["ROCm", "ROCm", 33])).content.decode()
+    unclear = page.split("could not read, so not asked for", 1)[1].split("</p>", 1)[0]
+    assert "gpu" in unclear and "RX550" in unclear and "rocm version" in unclear

@@ -18,7 +18,7 @@ from triage.models import (
     Repository,
 )
 from triage.panels import Panel
-from triage.services import known_errors, outbox, ownership
+from triage.services import known_errors, needs_info, outbox, ownership
 
 ISSUE_WRITES_SHOWN = 30
 FAILED_SHOWN = 10
@@ -73,12 +73,15 @@ def github_panel(*, issue, request) -> Panel | None:
     path_owners = _path_owners(issue)
     if state is None and not writes and not commands and path_owners is None:
         return None
+    reading = needs_info.completeness(issue) if state is not None and state.waiting else None
     return Panel(
         title="On GitHub",
         template="triage/github/issue_panel.html",
         slug="github",
         context={
             "state": state,
+            # what the report names that the extraction could not read: never asked, for a person
+            "unclear": sorted(reading.unclear.items()) if reading else [],
             "next": state.next_step() if state else ("", None),
             "writes": [(w, outbox.describe(w)) for w in writes],
             "commands": commands,
