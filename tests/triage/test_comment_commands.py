@@ -230,3 +230,26 @@ def test_commands_in_comments_older_than_the_tracking_are_history_and_not_acted_
     assert not emulator.reactions(REPO, comment_id=old["id"])
     assert [c for c in emulator.comments(REPO, 31) if c["user"]["login"] == BOT] == []
     assert emulator.issue(REPO, 31)["assignees"] == []
+
+
+def test_a_stranger_gets_one_reply_per_comment_that_never_echoes_their_words(
+    make, emulator, issue, django_capture_on_commit_callbacks
+):
+    lines = [f"/kind bug` @rocm/maintainers ![x](https://evil.example/{n}.png)" for n in range(10)]
+    comment(make, emulator, issue, "\n".join(lines), author="drive-by", association="NONE")
+    report = run(issue, django_capture_on_commit_callbacks)
+    assert len(report.refused) == 10
+    [reply] = [c for c in emulator.comments(REPO, 9) if c["user"]["login"] == BOT]
+    assert reply["body"].startswith("@drive-by: `/kind` was not applied")
+    assert "maintainers" not in reply["body"] and "evil.example" not in reply["body"]
+    assert GitHubWrite.objects.filter(issue=issue, operation="comment").count() == 1
+
+
+def test_a_collaborators_refused_lines_are_answered_in_one_reply_quoted_inertly(
+    make, emulator, issue, django_capture_on_commit_callbacks
+):
+    comment(make, emulator, issue, "/kind bugg`@team\n/priority urgent")
+    run(issue, django_capture_on_commit_callbacks)
+    [reply] = [c for c in emulator.comments(REPO, 9) if c["user"]["login"] == BOT]
+    assert "`/kind buggˋ@team` was not applied" in reply["body"]
+    assert "`/priority urgent` was not applied" in reply["body"]

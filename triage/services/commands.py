@@ -49,6 +49,7 @@ from triage.services import (
     needs_info,
     outbox,
     priority,
+    reply_markdown,
     reply_templates,
 )
 
@@ -198,32 +199,52 @@ def _handler(name: str):
 # --- acting on comments --------------------------------------------------------------------
 
 
-def _acknowledge(comment: Comment, command: CommentCommand) -> None:
+def _acknowledge(comment: Comment, commands: list[CommentCommand]) -> None:
+    """One +1 reaction on a comment whose commands were done, and one reply to its refused ones
+    (never one write per line). The reply never carries the commenter's words as Markdown: a
+    collaborator's command line is quoted where it cannot leave its code span, a stranger's
+    command is named without its arguments, and every reason is made inert (reply_markdown)."""
     issue = comment.issue
-    if command.status == CommentCommand.Status.DONE:
+    done = [c for c in commands if c.status == CommentCommand.Status.DONE]
+    refused = [c for c in commands if c.status != CommentCommand.Status.DONE]
+    login = commands[0].login if commands else ""
+    if done:
         outbox.write_plan(
             issue=issue,
             action="commands.reply",
             operation=Op.REACT,
             key=f"command:react:{comment.external_id}",
             payload={"comment_id": int(comment.external_id), "content": "+1"},
-            reason=f"{command.line!r} done: {command.detail}",
-            decided_by=f"@{command.login} on GitHub",
+            reason="; ".join(f"{c.line!r} done: {c.detail}" for c in done)[:1000],
+            decided_by=f"@{login} on GitHub",
             asked=True,
         )
+    if not refused:
         return
-    body = reply_templates.render(
-        "commands.refused", login=command.login, line=command.line, why=command.detail
-    )
+    stranger = (comment.author_association or "NONE") not in outbox.MAINTAINER_ASSOCIATIONS
+    if stranger:  # one answer, naming the commands only: a stranger's text is never echoed
+        names = " ".join(dict.fromkeys(f"/{c.command}" for c in refused))
+        lines = [_refusal(login, names, refused[0].detail)]
+    else:
+        lines = [_refusal(login, c.line, c.detail) for c in refused]
     outbox.write_plan(
         issue=issue,
         action="commands.reply",
         operation=Op.COMMENT,
-        key=f"command:refused:{comment.external_id}:{command.pk}",
-        payload={"body": body, "marker": f"command-{comment.external_id}"},
-        reason=f"{command.line!r} refused: {command.detail}",
-        decided_by=f"@{command.login} on GitHub",
+        key=f"command:refused:{comment.external_id}:{refused[0].pk}",
+        payload={"body": "\n\n".join(lines), "marker": f"command-{comment.external_id}"},
+        reason="; ".join(f"{c.line!r} refused: {c.detail}" for c in refused)[:1000],
+        decided_by=f"@{login} on GitHub",
         asked=True,
+    )
+
+
+def _refusal(login: str, line: str, why: str) -> str:
+    return reply_templates.render(
+        "commands.refused",
+        login=reply_markdown.login(login),
+        line=reply_markdown.in_code_span(line),
+        why=reply_markdown.inert(why),
     )
 
 
@@ -257,7 +278,6 @@ def _act(comment: Comment, name: str, argument: str, line: str) -> CommentComman
     except CommandRefused as exc:
         row.status, row.detail = CommentCommand.Status.REFUSED, str(exc)
     row.save(update_fields=["status", "detail"])
-    _acknowledge(comment, row)
     return row
 
 
@@ -273,12 +293,16 @@ def comments_commands_run(*, issue_ids: list[int]) -> CommandsReport:
     for comment in comments:
         if outbox.is_bot_text(comment.body):
             continue
+        acted = []
         for name, argument, line in commands_in(comment.body):
             row = _act(comment, name, argument, line)
             if row is None:
                 continue
+            acted.append(row)
             entry = f"{comment.issue.reference} {line!r} by {row.login}: {row.detail}"
             (report.done if row.status == CommentCommand.Status.DONE else report.refused).append(
                 entry
             )
+        if acted:
+            _acknowledge(comment, acted)
     return report
