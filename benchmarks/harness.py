@@ -35,6 +35,8 @@ def base_env(**extra: str) -> dict[str, str]:
         LOG_LEVEL="WARNING",
         PYTHONPATH=str(ROOT),
         SECURE_SSL_REDIRECT="0",  # plain http on loopback (production redirects to https)
+        # the fixtures' deliveries come from the GitHub App installed on their organization
+        GITHUB_APP_ACCOUNTS="ROCm",
     )
     env.update(extra)
     return env

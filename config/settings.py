@@ -377,6 +377,10 @@ GITHUB_APP_ID = env("GITHUB_APP_ID", "")
 GITHUB_APP_PRIVATE_KEY = env("GITHUB_APP_PRIVATE_KEY", "")
 GITHUB_APP_PRIVATE_KEY_PATH = env("GITHUB_APP_PRIVATE_KEY_PATH", "")
 GITHUB_REPOS = env_list("GITHUB_REPOS")
+# The accounts (users, organizations) whose installation of the GitHub App is acted on, besides
+# the owners of GITHUB_REPOS and of the repositories already tracked; "*" trusts any (only for an
+# App that is not public). Another account's installation tracks nothing.
+GITHUB_APP_ACCOUNTS = env_list("GITHUB_APP_ACCOUNTS")
 GITHUB_SYNC_INTERVAL_MINUTES = env_int("GITHUB_SYNC_INTERVAL_MINUTES", 10)
 GITHUB_HTTP_TIMEOUT = env_int("GITHUB_HTTP_TIMEOUT", 30)
 GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024

@@ -463,7 +463,13 @@ def _synced(full_name: str) -> bool:
     )
 
 
-def test_installation__created(client):
+@pytest.fixture
+def app_of_rocm(settings):
+    """The operator allows the GitHub App's installation on the ROCm organization."""
+    settings.GITHUB_APP_ACCOUNTS = ["rocm"]
+
+
+def test_installation__created(client, app_of_rocm):
     assert deliver(client, "installation__created").status_code == 202
     assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.PROCESSED
     assert _synced("ROCm/ROCm") and _synced("ROCm/HIP"), "tracked with their sync schedules"
@@ -473,7 +479,7 @@ def test_installation__created(client):
     )
 
 
-def test_installation__deleted(client, make):
+def test_installation__deleted(app_of_rocm, client, make):
     deliver(client, "installation__created")
     make.issue(repository=Repository.objects.get(full_name="ROCm/ROCm"), number=9)
     deliver(client, "installation__deleted")
@@ -481,22 +487,42 @@ def test_installation__deleted(client, make):
     assert Issue.objects.filter(number=9).exists(), "the data stays"
 
 
-def test_installation__new_permissions_accepted(client):
+def test_installation__new_permissions_accepted(app_of_rocm, client):
     assert deliver(client, "installation__new_permissions_accepted").status_code == 202
     assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.PROCESSED
     assert not Repository.objects.exists(), "nothing tracked or untracked by it"
 
 
-def test_installation_repositories__added(client):
+def test_installation_repositories__added(app_of_rocm, client):
     assert deliver(client, "installation_repositories__added").status_code == 202
     assert _synced("ROCm/HIP")
     assert not Repository.objects.filter(full_name="ROCm/ROCm").exists()
 
 
-def test_installation_repositories__removed(client):
+def test_installation_repositories__removed(app_of_rocm, client):
     deliver(client, "installation__created")
     deliver(client, "installation_repositories__removed")
     assert _synced("ROCm/ROCm") and not _synced("ROCm/HIP")
+
+
+def test_an_installation_on_an_account_nobody_allowed_tracks_nothing(client, settings, make):
+    settings.GITHUB_APP_ACCOUNTS = ["amd-gpu-team"]
+    make.repository("AMD-AGI/kernels")  # tracked: its owner is allowed, no one else
+    deliver(client, "installation__created")
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == WebhookDelivery.Status.IGNORED
+    assert "installation on ROCm is not allowed" in delivery.error
+    assert not Repository.objects.filter(full_name__istartswith="ROCm/").exists()
+    # nor can its repositories' events make them tracked, nor their owners our maintainers
+    payload = fixture_payload("issue_comment__created")
+    payload["installation"] = {"id": 57412803, "node_id": "MDIz"}
+    payload["comment"]["body"] = "/repro"
+    post(client, "issue_comment", json.dumps(payload).encode())
+    assert not Repository.objects.filter(full_name__istartswith="ROCm/").exists()
+    assert not Comment.objects.exists()
+    settings.GITHUB_APP_ACCOUNTS = ["*"]  # a private App: every installation is the operator's
+    deliver(client, "installation__created", delivery_id="again")
+    assert _synced("ROCm/ROCm")
 
 
 def test_star__created(client):

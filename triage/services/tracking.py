@@ -54,6 +54,27 @@ def repository_schedule_sync(*, repository: Repository, every_minutes: int | Non
 
 
 @transaction.atomic
+def account_trusted(login: str) -> bool:
+    """May the GitHub App's installation on this account (a user or an organization) be acted
+    on? The accounts of settings.GITHUB_APP_ACCOUNTS ("*": any, for a private App), of
+    GITHUB_REPOS, and of the repositories already tracked on GitHub; compared as GitHub
+    compares names, in any case."""
+    allowed = {a.strip().lower() for a in settings.GITHUB_APP_ACCOUNTS if a.strip()}
+    if "*" in allowed:
+        return True
+    login = (login or "").strip().lower()
+    if not login:
+        return False
+    allowed |= {name.split("/", 1)[0].strip().lower() for name in settings.GITHUB_REPOS}
+    if login in allowed:
+        return True
+    return (
+        Repository.objects.on_github()
+        .filter(tracked=True, full_name__istartswith=f"{login}/")
+        .exists()
+    )
+
+
 def repository_track(*, full_name: str) -> Repository:
     repository = repository_get_or_create(full_name=full_name)
     if not repository.tracked:

@@ -333,6 +333,7 @@ def _repository_of(payload: dict, *, former_name: str = "") -> Repository:
     data = payload.get("repository")
     if not isinstance(data, dict) or not data.get("full_name"):
         raise Ignored("delivery names no repository")
+    _trusted_or_ignored(payload)
     repository = tracking.repository_of_github(data=data, former_name=former_name)
     if not repository.tracked:
         raise Ignored(f"{repository.full_name} is not tracked")
@@ -428,6 +429,24 @@ def handle_label(payload: dict) -> None:
         ingest.labels_upsert(repository=repository, labels=[label])
 
 
+def _trusted_or_ignored(payload: dict) -> None:
+    """A delivery of the GitHub App (it names an `installation`) counts only for an account the
+    operator allows (tracking.account_trusted): a public App can be installed by anyone, and an
+    unknown account's repositories must not become tracked, nor its owners our maintainers. A
+    repository's own webhook (no installation) was set up with the operator's secret."""
+    installation = payload.get("installation")
+    if not isinstance(installation, dict):
+        return
+    account = (installation.get("account") or {}).get("login") or (
+        (payload.get("repository") or {}).get("owner") or {}
+    ).get("login")
+    if not tracking.account_trusted(str(account or "")):
+        raise Ignored(
+            f"the App's installation on {account or 'an unnamed account'} is not allowed: "
+            "add the account to GITHUB_APP_ACCOUNTS"
+        )
+
+
 def _installation_id(payload: dict) -> int | None:
     found = (payload.get("installation") or {}).get("id")
     return found if isinstance(found, int) else None
@@ -472,6 +491,7 @@ def handle_installation(payload: dict) -> None:
     the permissions it asked for (`new_permissions_accepted`). Each drops the installation's
     token and what the App was known to lack, so both are asked for again."""
     action = payload.get("action")
+    _trusted_or_ignored(payload)
     if action in ("created", "unsuspend"):
         _installed(payload.get("repositories"), _installation_id(payload))
     elif action in ("deleted", "suspend"):
@@ -483,6 +503,7 @@ def handle_installation(payload: dict) -> None:
 
 def handle_installation_repositories(payload: dict) -> None:
     """Repositories added to or removed from the App's installation."""
+    _trusted_or_ignored(payload)
     if payload.get("action") == "added":
         _installed(payload.get("repositories_added"), _installation_id(payload))
     elif payload.get("action") == "removed":
