@@ -322,6 +322,8 @@ CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUES_BY_PURPOSE]
 CELERY_TASK_DEFAULT_QUEUE = "ingest"
 CELERY_TASK_ROUTES = {
     "triage.tasks.classify_*": {"queue": "classify"},
+    # full-text vectors are per-issue work on the issues' text: never behind webhook deliveries
+    "triage.tasks.index_issues": {"queue": "classify"},
     "triage.tasks.*": {"queue": "ingest"},
     "classifiers.tasks.*": {"queue": "classify"},
     "releases.tasks.*": {"queue": "releases"},

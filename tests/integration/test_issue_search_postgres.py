@@ -71,3 +71,25 @@ def test_a_deleted_issue_takes_its_vector_with_it(make):
 
     assert not IssueSearch.objects.exists()
     assert issue_search.issues_index(ids=ids) == 0  # an id that is gone is no error
+
+
+def test_a_body_of_repeated_html_comment_openers_is_indexed_in_bounded_time(make, settings):
+    """Postgres' parser is quadratic on `<!--<!--...`: the text it is given has no `<`, and
+    every statement runs under the budget (a test of behaviour: without the cleaning the body
+    exceeds the service's own statement budget and the issue would lose its text)."""
+    hostile = make.issue(number=71, title="odd template", body="<!--" * 12490 + " zebrafish")
+    plain = make.issue(number=72, title="hipMemcpy zebra crash", body="segfault in zebra")
+    assert issue_search.issues_index(ids=[hostile.pk, plain.pk]) == 2
+    vectors = dict(IssueSearch.objects.values_list("issue_id", "vector"))
+    # its words made it within the budget (uncleaned: about 6 s, past it, and title only)
+    assert "zebrafish" in vectors[hostile.pk] and "zebra" in vectors[plain.pk]
+
+
+def test_an_issue_whose_text_runs_out_of_time_is_indexed_by_its_title(make, monkeypatch):
+    monkeypatch.setattr(issue_search, "SEARCH_INDEX_TIMEOUT_MS", 1)
+    issue = make.issue(number=73, title="rocBLAS gemm zebra", body=" ".join(["word"] * 40000))
+    assert issue_search.issues_index(ids=[issue.pk]) == 1
+    assert "zebra" in IssueSearch.objects.get(issue=issue).vector
+    with connection.cursor() as cursor:  # the budget is this statement's, not the caller's
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] == "0"
