@@ -7,6 +7,7 @@ from triage.views import settings as settings_views
 # One issue's page and what a triager decides on it, below issues/<owner>/<name>/<number>/.
 issue = [
     path("", issues.issue_detail, name="issue-detail"),
+    path("comments/<str:comment_id>/", issues.issue_comment, name="issue-comment"),
     path("assignees/", decide.issue_assignees_set, name="issue-assignees-set"),
     path("predictions/<str:model_name>/", decide.prediction_decide, name="prediction-decide"),
 ]

@@ -37,7 +37,7 @@ def test_the_demo_dashboard_flows(browser_page, settings):
     row_id = first.get_attribute("id")
     issue_pk = int(row_id.rsplit("-", 1)[1])
     before = page.evaluate("() => performance.getEntriesByType('navigation').length")
-    first.locator("select[name=label]").first.select_option("docs")
+    first.locator("select[id^=correct-kind-]").select_option("docs")
     page.wait_for_selector(f"#{row_id} .badge:text('decided')")
     assert page.evaluate("() => performance.getEntriesByType('navigation').length") == before
     correction = PredictionCorrection.objects.get(issue_id=issue_pk, model_name="kind")

@@ -170,7 +170,7 @@ def test_a_decision_in_the_queue_says_so_in_its_row_and_not_again_on_the_next_pa
     page.goto("/triage/")
 
     row = page.locator(f"#queue-row-{issue.pk}")
-    row.locator("select[name=label]").first.select_option("docs")
+    row.locator("select[id^=correct-kind-]").select_option("docs")
     row.get_by_role("status").wait_for()
     assert "kind corrected to docs" in row.get_by_role("status").inner_text()
 
@@ -430,7 +430,7 @@ def test_on_a_phone_the_queue_is_cards_and_the_menu_folds(browser_page, django_u
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto("/triage/")
 
-    kind = page.locator(f"#queue-row-{issue.pk} select[name=label]").first
+    kind = page.locator(f"#queue-row-{issue.pk} select[id^=correct-kind-]")
     box = kind.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
     assert page.evaluate("() => document.documentElement.scrollWidth") == 390
@@ -461,7 +461,7 @@ def test_checked_rows_get_one_bulk_action_and_u_undoes_a_decision(
     assert first.priority_score == 90
 
     row = page.locator(f"#queue-row-{second.pk}")
-    row.locator("select[name=label]").first.select_option("docs")
+    row.locator("select[id^=correct-kind-]").select_option("docs")
     row.get_by_role("status").wait_for()
     row.click(position={"x": 5, "y": 5})
     page.keyboard.press("u")

@@ -124,3 +124,23 @@ def test_the_issue_page_makes_the_same_number_of_queries_however_much_it_shows(
         return issue
 
     assert queries_for(filled(1, 1)) == queries_for(filled(2, 12))
+
+
+def test_a_thread_of_maximal_comments_is_folded_and_each_comment_is_one_click_away(
+    make, logged_in_client
+):
+    issue = make.issue(number=77, title="Huge thread")
+    line = "log line `code` **bold** https://example.org/x\n"
+    for n in range(15):
+        make.comment(issue, body=(f"comment {n} " + line * 1500)[:65535], author=f"poster{n}")
+    page = logged_in_client.get(reverse("issue-detail", args=["ROCm", "ROCm", 77]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert html.count("Show the whole comment") == 15
+    assert len(html) < 400_000  # the 15 comments hold 983,000 characters
+    whole = logged_in_client.get(html.split('<p class="comment-folded"><a href="')[1].split('"')[0])
+    assert whole.status_code == 200 and "comment 0" in whole.content.decode()
+    posted = issue.comments.get(author__login="poster0").body
+    assert whole.content.decode().count("log line") == posted.count("log line")
+    missing = reverse("issue-comment", args=["ROCm", "ROCm", 77, "424242"])
+    assert logged_in_client.get(missing).status_code == 404

@@ -12,12 +12,15 @@ opens the page): with an image proxy configured (triage.views.image_proxy) an <i
 otherwise it becomes a link, "image: alt text", to the image's URL.
 """
 
+import hashlib
 import html as html_lib
 import logging
 from urllib.parse import unquote, urlsplit
 
 import nh3
+from django.core.cache import cache
 from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
 from mdit_py_plugins.tasklists import tasklists_plugin
 
@@ -116,6 +119,54 @@ def render_markdown(text: str | None) -> str:
         logger.warning("markdown rendering failed, showing the text escaped: %r", exc)
         html = f"<pre>{escape(text)}</pre>"
     return _images_without_foreign_hosts(_CLEANER.clean(html))
+
+
+# A thread's page renders in bounded time and size, whatever anyone posted (GitHub lets anyone
+# comment 65,536 characters, fifteen times): each comment shows its first COMMENT_SHOWN_CHARS,
+# and once the page has rendered PAGE_RENDER_CHARS of comments the later ones show their first
+# COMMENT_TAIL_CHARS; the rest of a comment is one click away (its own page). A rendering is
+# cached by the text's digest, so a comment is rendered once per edit, not once per view.
+COMMENT_SHOWN_CHARS = 8_000
+COMMENT_TAIL_CHARS = 1_500
+PAGE_RENDER_CHARS = 60_000
+RENDER_CACHE_SECONDS = 24 * 3600
+
+
+def render_markdown_cached(text: str | None) -> str:
+    """render_markdown, kept in the cache under the text's digest."""
+    if not text:
+        return ""
+    key = "markdown:" + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+    found = cache.get(key)
+    if found is None:
+        found = render_markdown(text)
+        cache.set(key, found, RENDER_CACHE_SECONDS)
+    return found
+
+
+def thread_folded(texts: list[str]) -> list[tuple[str, int]]:
+    """(sanitized HTML of what a thread's page shows of each text, characters left out of it)."""
+    shown, rendered = [], 0
+    for text in texts:
+        text = text or ""
+        limit = COMMENT_SHOWN_CHARS if rendered < PAGE_RENDER_CHARS else COMMENT_TAIL_CHARS
+        part = _folded(text, limit)
+        rendered += len(part)
+        # sanitized by render_markdown (nh3's allow-list): safe to insert as it is
+        html = mark_safe(render_markdown_cached(part))  # noqa: S308
+        shown.append((html, len(text) - len(part)))
+    return shown
+
+
+def _folded(text: str, limit: int) -> str:
+    """The text's first `limit` characters, cut at a line's end where one is near."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", limit // 2, limit)
+    part = text[: cut if cut > 0 else limit]
+    if part.count("```") % 2:  # an open code fence would swallow the note after it
+        part += "\n```"
+    return part
 
 
 # nh3's output is well-formed and normalised: every attribute is name="value" with no '"' in the

@@ -4,6 +4,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
@@ -11,6 +12,7 @@ from config import wiring
 from triage.panels import issue_panels, page_panels
 from triage.selectors import issues as selectors
 from triage.services import webhook_spool
+from triage.text import rendering
 
 ISSUES_PER_PAGE = 50
 KIND_TO_IS_PULL_REQUEST = {"issue": False, "pr": True, "all": None}
@@ -95,4 +97,25 @@ def issue_list(request):
 def issue_detail(request, owner: str, name: str, number: int):
     issue = selectors.issue_detail(owner=owner, name=name, number=number)
     panels = issue_panels(issue=issue, request=request)
-    return render(request, "triage/issue_detail.html", {"issue": issue, "panels": panels})
+    comments = issue.visible_comments
+    thread = rendering.thread_folded([c.body for c in comments])
+    return render(
+        request,
+        "triage/issue_detail.html",
+        {
+            "issue": issue,
+            "panels": panels,
+            "thread": [
+                (c, html, hidden) for c, (html, hidden) in zip(comments, thread, strict=True)
+            ],
+        },
+    )
+
+
+def issue_comment(request, owner: str, name: str, number: int, comment_id: str):
+    """One comment whole, for a thread's page that showed its beginning."""
+    issue = selectors.issue_detail(owner=owner, name=name, number=number)
+    comment = next((c for c in issue.visible_comments if c.external_id == comment_id), None)
+    if comment is None:
+        raise Http404("no such comment on this issue")
+    return render(request, "triage/issue_comment.html", {"issue": issue, "comment": comment})
