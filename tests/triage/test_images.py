@@ -28,7 +28,7 @@ FOREIGN = [
     "![screenshot](https://evil.example/track.png?who=maintainer)",
     '<img src="https://github.com/user-attachments/assets/0a1b2c3d" alt="crash log" width="600">',
     '<img src="https://private-user-images.githubusercontent.com/1/2.png?jwt=x" alt="private">',
-    "![](http://203.0.113.9/pixel.gif)",
+    "![](http://93.184.215.14/pixel.gif)",
     '<p><img src="https://evil.example/a.png" onerror="alert(1)" title="t"></p>',
 ]
 
@@ -209,3 +209,29 @@ def test_a_half_or_bad_proxy_setting_is_refused_at_start(tmp_path, env):
     result = _settings_of(tmp_path, **env)
     assert result.returncode != 0
     assert "IMAGE_PROXY" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8000/admin/",
+        "http://169.254.169.254/latest/meta-data/iam/",
+        "http://10.1.2.3/x.png",
+        "http://[::1]/x.png",
+        "http://[fd00::1]/x.png",
+        "http://localhost/x.png",
+        "http://redis/x.png",
+        "http://grafana.internal/x.png",
+        "http://printer.local/x.png",
+        "http://2130706433/x.png",
+    ],
+)
+def test_the_proxy_is_never_asked_to_fetch_from_our_own_network(proxy, url):
+    html = render_markdown(f"![internal]({url})")
+    assert elements(html, "img") == [], "signed, the proxy would fetch it from inside"
+    assert "image: internal" in html
+
+
+def test_a_public_host_still_goes_through_the_proxy(proxy):
+    (image,) = elements(render_markdown("![ok](https://8.8.8.8/a.png)"), "img")
+    assert image["src"].startswith(PROXY)

@@ -26,7 +26,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 
 from triage.text.markdown_linkify import use_bounded_linkify
 from triage.text.safe_links import safe_link_url
-from triage.views.image_proxy import image_proxy_configured, proxied_image_url
+from triage.views.image_proxy import image_proxy_configured, proxied_image_url, proxy_may_fetch
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ def _images_without_foreign_hosts(html: str) -> str:
 
 def _image(attributes: dict[str, str], *, proxy: bool, in_link: bool) -> str:
     src = safe_link_url(attributes.get("src", ""))
-    if src and proxy:
+    if src and proxy and proxy_may_fetch(src):
         kept = format_html_join(
             "", ' {}="{}"', ((n, attributes[n]) for n in _KEPT_IMAGE_ATTRIBUTES if n in attributes)
         )
