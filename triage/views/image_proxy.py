@@ -13,8 +13,8 @@ The proxy fetches what we sign, from inside our network: an address of that netw
 private, link-local such as the cloud metadata service at 169.254.169.254, reserved) or a name
 that only it resolves (localhost, a single label, .local, .internal, .localdomain) is never signed
 (`proxy_may_fetch`); such an image stays a link. A public name that resolves to a private address
-is the proxy's to refuse: go-camo does with its default deny of private networks, camo with
-CAMO_... settings (docs/DEPLOYMENT.md).
+is the proxy's to refuse: go-camo by its default of not fetching from private networks, camo by
+running with its egress restricted (docs/DEPLOYMENT.md).
 """
 
 from __future__ import annotations
