@@ -90,3 +90,17 @@ def test_only_http_urls_are_stored_for_issues_comments_and_people(make):
         items=[item(html_url="https://github.com/o/r/issues/7", updated_at="2026-01-03T00:00:00Z")],
     )
     assert Issue.objects.get(number=7).html_url == "https://github.com/o/r/issues/7"
+
+
+def test_a_label_whose_github_id_another_repository_holds_never_costs_the_issue(make):
+    from triage.models import Label
+
+    hip, rocm = make.repository("ROCm/hip"), make.repository("ROCm/ROCm")
+    ingest.labels_upsert(repository=hip, labels=[{"id": 555, "name": "bug", "color": "d73a4a"}])
+    label = {"id": 555, "name": "bug", "color": "ffffff"}  # the same GitHub id, on another repo
+    ingest.issues_upsert(repository=rocm, items=[item(labels=[label])])
+    issue = Issue.objects.get(repository=rocm, number=7)
+    assert [lb.name for lb in issue.labels.all()] == ["bug"]
+    theirs = Label.objects.get(repository=hip)
+    assert (theirs.github_id, theirs.color, theirs.name) == (555, "d73a4a", "bug")
+    assert Label.objects.get(repository=rocm).github_id is None

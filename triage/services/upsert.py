@@ -451,10 +451,30 @@ def labels_upsert(*, repository: Repository, labels: Iterable[LabelRecord]) -> d
     found: dict[str, int] = {}
     rows, known = _memo_split([row(k, lb) for k, lb in by_key.items()], ("label",))
     found.update({r[3]: pk for r, pk in known.items()})
+    # A label's GitHub id is unique: one that another repository's label holds (GitHub never
+    # gives it twice; a forged or confused delivery does) is not taken, the label is kept by its
+    # name, and the issue that carries it is stored anyway.
+    ids = {r[1] for r in rows if r[1] is not None}
+    taken = set(
+        Label.objects.filter(github_id__in=ids)
+        .exclude(repository=repository)
+        .values_list("github_id", flat=True)
+        if ids
+        else ()
+    )
+    if taken:
+        logger.warning(
+            "%s: label ids %s belong to another repository's labels: kept by name only",
+            repository.full_name,
+            sorted(taken),
+        )
+        rows = [(r[0], None, *r[2:]) if r[1] in taken else r for r in rows]
     # A label renamed on GitHub keeps its id: rename our row first so the upsert below matches.
     with_ids = {r[1]: r[3] for r in rows if r[1] is not None}
     stored = (
-        Label.objects.filter(github_id__in=with_ids).values_list("pk", "github_id", "name_key")
+        Label.objects.filter(repository=repository, github_id__in=with_ids).values_list(
+            "pk", "github_id", "name_key"
+        )
         if with_ids
         else ()  # every label is as this sync wrote it before: no query
     )
