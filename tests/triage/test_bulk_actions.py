@@ -109,3 +109,14 @@ def test_a_bulk_assignment_in_a_dry_run_says_it_was_only_planned(triager_client,
     rows = TriageAction.objects.filter(action="bulk.assign")
     assert {r.after["status"] for r in rows} == {"planned"}
     assert not any(issue.assignees.exists() for issue in issues)
+
+
+def test_an_assignment_the_outbox_does_not_write_is_refused_and_keeps_its_audit_row(
+    triager_client, issues
+):
+    from triage.models import GitHubWrite
+
+    text = bulk(triager_client, issues[:1], "assign", "@maint-alice").content.decode()
+    assert "1 refused" in text
+    write = GitHubWrite.objects.get(issue=issues[0], action="dashboard.assign")
+    assert write.status == GitHubWrite.Status.SKIPPED and "not opted in" in write.detail

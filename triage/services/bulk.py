@@ -16,7 +16,7 @@ from classifiers import registry
 from config import wiring
 from triage.models import GitHubWrite, Issue, IssuePrediction, TriageAction
 from triage.services import assignment, classification, needs_info, priority
-from triage.services.commands import CommandRefused
+from triage.services.commands import CommandRefused, WriteSkipped
 
 ACTIONS = {
     "accept": "Accept the predictions",
@@ -102,7 +102,7 @@ def _assign(issue: Issue, argument: str, user) -> str:
         raise CommandRefused(str(exc)) from None
     write = assignment.issue_assignees_change(issue=issue, logins=logins, user=user)
     if write.status == write.Status.SKIPPED:
-        raise CommandRefused(write.detail)
+        raise WriteSkipped(write.detail)
     return _written(write, f"assign {', '.join(logins)} ({write.get_status_display()})")
 
 
@@ -120,7 +120,7 @@ def _unassign(issue: Issue, argument: str, user) -> str:
         raise CommandRefused("nobody is assigned")
     write = assignment.issue_assignees_change(issue=issue, logins=logins, user=user, unassign=True)
     if write.status == write.Status.SKIPPED:
-        raise CommandRefused(write.detail)
+        raise WriteSkipped(write.detail)
     return _written(write, f"unassign {', '.join(logins)} ({write.get_status_display()})")
 
 
@@ -166,8 +166,11 @@ def bulk_apply(*, issue_ids: list[int], action: str, argument: str, user) -> Bul
     for issue in issues:
         try:
             with transaction.atomic():
-                result = HANDLERS[action](issue, argument.strip(), user)
-                status, detail = result if isinstance(result, tuple) else ("done", result)
+                try:
+                    result = HANDLERS[action](issue, argument.strip(), user)
+                    status, detail = result if isinstance(result, tuple) else ("done", result)
+                except WriteSkipped as exc:  # the outbox's audit row of the decision stays
+                    detail, status = str(exc), "refused"
         except CommandRefused as exc:
             detail, status = str(exc), "refused"
         TriageAction.objects.create(

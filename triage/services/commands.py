@@ -64,6 +64,11 @@ class CommandRefused(Exception):
     """The command is not applied; the message says why (it is the reply)."""
 
 
+class WriteSkipped(CommandRefused):
+    """The command was decided, but the outbox did not write it to GitHub (not opted in, the
+    stop switch): refused, with its audit rows kept (what was decided, why it was not written)."""
+
+
 @dataclass
 class CommandsReport(Tally):
     TITLE = "comment commands"
@@ -175,7 +180,7 @@ def _assign(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
         after={"assignees": sorted({*before, *logins}), "write": write.status},
     )
     if write.status == GitHubWrite.Status.SKIPPED:
-        raise CommandRefused(write.detail)
+        raise WriteSkipped(write.detail)
     return f"assign {', '.join(logins)} ({write.status})"
 
 
@@ -273,8 +278,11 @@ def _act(comment: Comment, name: str, argument: str, line: str) -> CommentComman
                 )
             handler = _handler(name)
             ref = f"{comment.external_id}:{line}"
-            detail = handler(issue=comment.issue, argument=argument, login=login, ref=ref)
-            row.status, row.detail = CommentCommand.Status.DONE, detail
+            try:
+                detail = handler(issue=comment.issue, argument=argument, login=login, ref=ref)
+                row.status, row.detail = CommentCommand.Status.DONE, detail
+            except WriteSkipped as exc:  # its audit rows stay: the outbox decided not to write
+                row.status, row.detail = CommentCommand.Status.REFUSED, str(exc)
     except CommandRefused as exc:
         row.status, row.detail = CommentCommand.Status.REFUSED, str(exc)
     row.save(update_fields=["status", "detail"])
