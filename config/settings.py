@@ -141,6 +141,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # a locked-out sign-in gets the lockout page (429)
+    "config.sign_in.SignInThrottleMiddleware",  # an address spraying passwords: 429 a while
     "allauth.account.middleware.AccountMiddleware",  # Sign in with GitHub's flow state
 ]
 
@@ -208,6 +209,12 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
 AXES_HTTP_RESPONSE_CODE = 429
+# one address's wrong passwords across accounts (spraying), and the password form's wrong old
+# passwords per account: refused with 429 for the window once over (config/sign_in.py)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 20)
+LOGIN_ADDRESS_WINDOW_S = env_int("LOGIN_ADDRESS_WINDOW_S", 900)
+PASSWORD_CHANGE_FAILURE_LIMIT = env_int("PASSWORD_CHANGE_FAILURE_LIMIT", 5)
+PASSWORD_CHANGE_WINDOW_S = env_int("PASSWORD_CHANGE_WINDOW_S", 900)
 API_TOKEN_FAILURE_LIMIT = env_int("API_TOKEN_FAILURE_LIMIT", 20)
 API_TOKEN_FAILURE_WINDOW_S = env_int("API_TOKEN_FAILURE_WINDOW_S", 900)
 

@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from config import sign_in
 from triage.views import github_signin, health, webhooks
 
 urlpatterns = [
@@ -19,7 +20,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password_change/",
-        auth_views.PasswordChangeView.as_view(),
+        sign_in.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path(

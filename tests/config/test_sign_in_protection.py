@@ -1,6 +1,8 @@
 """Guessing is slowed down: wrong passwords lock the account out from that address (the login page
-and the admin), admins unlock it, the lock lifts after its cool-off; wrong API tokens from one
-address are answered 429 for a while, a right one included; a busy API client is throttled."""
+and the admin), admins unlock it, the lock lifts after its cool-off; a password sprayed over many
+accounts from one address, and wrong old passwords given to the password form, are answered 429
+for a while; wrong API tokens from one address are answered 429 for a while, a right one
+included; a busy API client is throttled."""
 
 from datetime import timedelta
 
@@ -37,6 +39,7 @@ def signed_in(client) -> bool:
 
 @pytest.mark.parametrize("path", [reverse("login"), reverse("admin:login")])
 def test_sixty_wrong_passwords_lock_the_account_out_from_that_address(client, user, path, settings):
+    settings.LOGIN_ADDRESS_FAILURE_LIMIT = 1000  # the address's own limit: the next test
     user.is_staff = True  # the admin's login wants staff
     user.save()
     answers = [sign_in(client, path, "alice", f"guess-{n}").status_code for n in range(60)]
@@ -131,3 +134,39 @@ def test_a_busy_api_client_is_throttled(django_user_model, monkeypatch):
     client = api(ATTACKER, Token.objects.create(user=member).key)
     answers = [client.get("/api/releases/").status_code for _ in range(7)]
     assert answers == [200] * 5 + [429] * 2
+
+
+@pytest.mark.parametrize("path", [reverse("login"), reverse("admin:login")])
+def test_a_password_sprayed_over_many_accounts_from_one_address_is_refused_a_while(
+    client, django_user_model, path, settings
+):
+    settings.LOGIN_ADDRESS_FAILURE_LIMIT = 12
+    for n in range(10):
+        user_with_role(django_user_model, f"member{n}", "viewers")
+    django_user_model.objects.update(is_staff=True)  # the admin's login wants staff
+    # four guesses an account: never the pair's lockout (5), but 40 from one address
+    answers = [
+        sign_in(client, path, f"member{n % 10}", f"Spring2026!{n // 10}").status_code
+        for n in range(40)
+    ]
+    assert answers[:12] == [200] * 12 and set(answers[12:]) == {429}
+    refused = sign_in(client, path, "member3", "pw-member3-1")  # a right password too
+    assert refused.status_code == 429 and "from this address" in refused.content.decode()
+    assert not signed_in(client)
+    # another address is not refused
+    assert sign_in(client, path, "member3", "pw-member3-1", address=COLLEAGUE).status_code == 302
+
+
+def test_the_password_form_refuses_a_while_after_wrong_old_passwords(client, user, settings):
+    settings.PASSWORD_CHANGE_FAILURE_LIMIT = 3
+    client.force_login(user)
+    url = reverse("password_change")
+    form = {"new_password1": "a-new-Passw0rd!", "new_password2": "a-new-Passw0rd!"}
+    answers = [
+        client.post(url, {**form, "old_password": f"guess-{n}"}).status_code for n in range(5)
+    ]
+    assert answers == [200, 200, 200, 429, 429]
+    refused = client.post(url, {**form, "old_password": "pw-alice-1"})
+    assert refused.status_code == 429
+    user.refresh_from_db()
+    assert user.check_password("pw-alice-1")
