@@ -12,12 +12,13 @@ from __future__ import annotations
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from config.task_retries import RETRY_ON_OUTAGE
 from kernels_ci.models import ReproRun
 from kernels_ci.services import cases, comments, runners, runs, verification
 from triage.sources.github.client import RateLimited, TransientGitHubError
 
 
-@shared_task(name="kernels_ci.tasks.cases_refresh", acks_late=True)
+@shared_task(**RETRY_ON_OUTAGE, name="kernels_ci.tasks.cases_refresh", acks_late=True)
 def cases_refresh(ids: list[int]) -> dict:
     report = cases.cases_refresh(issue_ids=ids)
     return {"cases": report.cases, "approved": report.approved, "runs": report.queued_runs}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from config.task_retries import RETRY_ON_OUTAGE
 from releases.services.announce import released_fixes_announce
 from releases.services.burndown import trains_snapshot
 from releases.services.fixes import fix_links_sync_ids
@@ -16,7 +17,7 @@ from releases.services.forecast import forecasts_retrain
 from releases.services.punting import trains_punt_due
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task(**RETRY_ON_OUTAGE, acks_late=True, reject_on_worker_lost=True)
 def link_fixes(ids: list[int]) -> str:
     return fix_links_sync_ids(ids=list(ids)).summary()
 

@@ -7,6 +7,7 @@ import logging
 from celery import shared_task
 from django.db import InterfaceError, OperationalError, close_old_connections
 
+from config.task_retries import PIPELINE_STEP, RETRY_ON_OUTAGE
 from triage import pipeline
 from triage.models import Repository, SavedSearch
 from triage.services import spikes
@@ -172,7 +173,7 @@ def detect_spikes() -> int:
 # --- classification (issue 3) --------------------------------------------------------------
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@shared_task(**PIPELINE_STEP, ignore_result=True)
 def index_issues(ids: list[int]) -> int:
     """Full-text search's vectors of the changed issues whose text changed (Postgres)."""
     from triage.services import issue_search
@@ -180,7 +181,7 @@ def index_issues(ids: list[int]) -> int:
     return issue_search.issues_index(ids=ids)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def classify_issues(ids: list[int]) -> str:
     from triage.services import classification
 
@@ -189,7 +190,12 @@ def classify_issues(ids: list[int]) -> str:
     return summary
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+@shared_task(
+    bind=True,
+    **{**RETRY_ON_OUTAGE, "max_retries": None},  # and a rate limit's wait, however often
+    acks_late=True,
+    reject_on_worker_lost=True,
+)
 def writeback_labels(self, ids: list[int]) -> str:
     """The automatic label write-back after classification (opted-in repositories only)."""
     from triage.services import writeback
@@ -211,14 +217,14 @@ def classify_retrain_models(force: bool = False) -> str:
     return classification.classifiers_retrain(force=force).summary()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def classify_posts(ids: list[int]) -> str:
     from triage.services import post_understanding
 
     return post_understanding.posts_understand(ids=ids).summary()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def classify_comments(ids: list[int]) -> str:
     """Sentiment of the comments of these issues (AFTER_COMMENTS_CHANGED passes issue ids)."""
     from triage.services import classification
@@ -226,7 +232,7 @@ def classify_comments(ids: list[int]) -> str:
     return classification.comments_classify(issue_ids=ids).summary()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def classify_environment(ids: list[int]) -> int:
     """The environment of these issues again, with their comments (AFTER_COMMENTS_CHANGED)."""
     from triage.services import classification, needs_info
@@ -236,7 +242,7 @@ def classify_environment(ids: list[int]) -> int:
     return changed
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def needs_info_refresh(ids: list[int]) -> str:
     """After classification: new bugs of opted-in repositories lacking facts are asked."""
     from triage.services import needs_info
@@ -244,7 +250,7 @@ def needs_info_refresh(ids: list[int]) -> str:
     return needs_info.needs_info_refresh(ids=ids).summary()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def match_known_errors(ids: list[int]) -> str:
     """After classification: propose (or, opted in, answer) the known errors issues show."""
     from triage.services import known_errors
@@ -252,7 +258,7 @@ def match_known_errors(ids: list[int]) -> str:
     return known_errors.known_errors_match(ids=ids).summary()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def route_to_owners(ids: list[int]) -> str:
     """After classification: issues whose component is sure go to their owners, once."""
     from triage.services import ownership
@@ -260,7 +266,7 @@ def route_to_owners(ids: list[int]) -> str:
     return ownership.ownership_route(ids=ids).summary()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def request_owner_reviews(ids: list[int]) -> str:
     """After a PR's changed files were read: their owners by path rules are asked to review."""
     from triage.services import ownership
@@ -284,7 +290,7 @@ def needs_info_sweep() -> str:
     return needs_info.needs_info_sweep().summary()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def run_comment_commands(ids: list[int]) -> str:
     """`/kind bug`, `/assign @a` ... in the comments of these issues, each acted on once."""
     from triage.services import commands
@@ -318,7 +324,7 @@ def resend_pending_github_writes() -> int:
     return outbox.writes_pending_resend()
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
+@shared_task(**PIPELINE_STEP)
 def classify_prioritize_issues(ids: list[int]) -> int:
     from triage.services import priority
 
@@ -347,3 +353,12 @@ def github_roles_refresh() -> dict[str, int]:
     from triage.services import github_signin
 
     return github_signin.github_roles_refresh()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def pipeline_sweep() -> dict[str, int]:
+    """Every 10 minutes from beat: issues stored whose classification or search vector was lost
+    (its task gone with the broker or a worker, or past its retries) are done again."""
+    from triage.services import pipeline_sweep as sweep
+
+    return sweep.pipeline_sweep()

@@ -107,6 +107,7 @@ def all_urls(samples: dict) -> list[tuple[str, str]]:
 @pytest.fixture
 def world(make, series):  # noqa: F811
     issue = make.issue(repository=make.repository("ROCm/ROCm"), number=1, title="crash")
+    comment = make.comment(issue, body="Same here on an MI210.")
     pr = make.pull_request(repository=issue.repository, number=2, merged=True)
     from kernels_ci.services.cases import case_refresh
     from tests.kernels_ci.factories import issue_body
@@ -127,6 +128,7 @@ def world(make, series):  # noqa: F811
         "version": "7.9",
         "pk": 1,
         "case_id": case.pk,
+        "comment_id": comment.external_id,
         "model_name": "kind",
         "decision": "approve",
         "action": "add",

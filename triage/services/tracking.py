@@ -232,6 +232,14 @@ def schedules_install_defaults() -> None:
                 "once each; none while every write is stopped.",
             ),
             beat_schedules.CrontabJob(
+                name="pipeline sweep",
+                task="triage.tasks.pipeline_sweep",
+                cron={"minute": "*/10"},
+                description="Issues stored more than 10 minutes ago whose classification or "
+                "search vector was lost (a task gone with the broker, a worker or an outage "
+                "past its retries) are classified or indexed again.",
+            ),
+            beat_schedules.CrontabJob(
                 name="redeliver failed webhook deliveries",
                 task="triage.tasks.redeliver_failed_webhook_deliveries",
                 cron={"minute": "*/5"},

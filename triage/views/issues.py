@@ -112,6 +112,8 @@ def issue_detail(request, owner: str, name: str, number: int):
     )
 
 
+@login_required
+@require_safe
 def issue_comment(request, owner: str, name: str, number: int, comment_id: str):
     """One comment whole, for a thread's page that showed its beginning."""
     issue = selectors.issue_detail(owner=owner, name=name, number=number)
