@@ -12,6 +12,13 @@ reads the whole schedule afresh, so the new leader goes on from the old one's la
 job runs once per window, also across a failover. A leader that cannot reach Redis stops sending
 until it holds the lease again.
 
+Beat outlives an outage of the database: a tick that cannot read or write the schedule (Postgres
+stopped, a connection cut) logs it, drops the broken connection, and ticks again after
+BEAT_OUTAGE_RETRY_S, reading the schedule afresh once the database answers; an outage of Redis
+only stands it by (above). The jobs due meanwhile are sent when it can read them again, once
+(their last runs are the database's). A process supervisor restarts beat if it dies anyway
+(docs/DEPLOYMENT.md).
+
 Without REDIS_URL (the embedded deployment runs no beat) it behaves like DatabaseScheduler.
 """
 
@@ -25,11 +32,13 @@ import uuid
 
 import redis
 from django.conf import settings
+from django.db import DatabaseError, close_old_connections, connection
 from django_celery_beat.schedulers import DatabaseScheduler
 
 logger = logging.getLogger(__name__)
 
 LEASE_KEY = "rocm-triage:beat-leader"
+BEAT_OUTAGE_RETRY_S = 5.0
 _EXTEND = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
     return redis.call('pexpire', KEYS[1], ARGV[2])
@@ -52,6 +61,7 @@ class LeaderDatabaseScheduler(DatabaseScheduler):
         self.identity = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.leader = False
         self._standing_by_since_start = False
+        self._database_was_away = False
         self._redis = (
             redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
             if settings.REDIS_URL
@@ -105,8 +115,33 @@ class LeaderDatabaseScheduler(DatabaseScheduler):
     def tick(self, *args, **kwargs):
         if not self._lead():
             return min(self.max_interval, self.lease_s / 3)
+        try:
+            interval = super().tick(*args, **kwargs)
+        except DatabaseError as exc:
+            return self._database_away(exc)
+        if self._database_was_away:
+            logger.warning("beat %s: the database answers again", self.identity)
+            self._database_was_away = False
         # wake in time to renew the lease
-        return min(super().tick(*args, **kwargs), self.lease_s / 3)
+        return min(interval, self.lease_s / 3)
+
+    def _database_away(self, exc: Exception) -> float:
+        """The schedule cannot be read or written: wait, with a fresh connection and a fresh
+        read of the schedule next time, instead of dying (beat's loop ends on any error)."""
+        if not self._database_was_away:
+            logger.warning(
+                "beat %s cannot reach the database (%s): trying again every %.0f s",
+                self.identity,
+                exc,
+                BEAT_OUTAGE_RETRY_S,
+            )
+        self._database_was_away = True
+        with contextlib.suppress(DatabaseError):
+            connection.close()
+        close_old_connections()
+        self._initial_read = True  # the schedule as the database has it, once it answers
+        self._heap = None
+        return BEAT_OUTAGE_RETRY_S
 
     def reserve(self, entry):
         """Write last_run_at before the job is sent: a leader that dies right after a send never
