@@ -14,7 +14,7 @@ from kernels_ci.backends import REGISTRY
 from kernels_ci.models import Bisection, ReproCase, ReproRun, Runner
 from kernels_ci.services.cases import NoReproducer, case_approve
 from kernels_ci.services.runs import RunRequestError, runs_queue
-from triage.permissions import APPROVE_REPRO, HasPermission
+from triage.permissions import HasPermission
 
 
 class RunListQuerySerializer(serializers.Serializer):
@@ -229,7 +229,7 @@ class CaseApproveView(APIView):
     """POST /api/repro-cases/ID/approve/: approve the case's script (by its sha256) and queue
     its runs; both or neither."""
 
-    permission_classes = [HasPermission.of(APPROVE_REPRO)]
+    permission_classes = [HasPermission.to("approve_repro")]
 
     @extend_schema(
         summary="Approve a repro case and queue its runs",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.urls import reverse
+
 from kernels_ci import selectors
 from kernels_ci.expectations import ExpectedError
 from kernels_ci.services.runs import reporter_versions
@@ -39,16 +41,32 @@ def repro_panel(*, issue, request) -> Panel | None:
     )
 
 
+# The longest script the queue shows in full for approval; a longer one is reviewed on its page.
+QUEUE_REVIEW_LIMIT = 20_000
+
+
+def queue_cell_context(case, *, can_approve: bool) -> dict:
+    issue = case.issue
+    repo = issue.repository
+    return {
+        "case": case,
+        "can_approve": can_approve,
+        "review_limit": QUEUE_REVIEW_LIMIT,
+        "issue_url": reverse("issue-detail", args=[repo.owner, repo.name, issue.number]),
+    }
+
+
 def queue_repro_cells(*, issue_ids: list[int], request) -> dict[int, Panel]:
     """The triage queue's "Repro" cell per issue (wiring QUEUE_ROW_CELLS): the case's state,
-    and an Approve button (key x) for those who may approve."""
+    and, for those who may approve, the script with its Approve button (x shows the script, x
+    again approves: what runs is seen before it is approved)."""
     can_approve = request.user.has_perm(APPROVE_REPRO)
     return {
         issue_id: Panel(
             title="Repro",
             template="kernels_ci/panels/_queue_cell.html",
             slug="repro",
-            context={"case": case, "can_approve": can_approve},
+            context=queue_cell_context(case, can_approve=can_approve),
         )
         for issue_id, case in selectors.cases_of_issues(issue_ids).items()
         if case.script

@@ -148,7 +148,12 @@ def issue_ids_with_reproducer():
 
 def cases_of_issues(issue_ids: list[int]) -> dict[int, ReproCase]:
     """{issue id: its case} with the latest outcome of each, in two queries."""
-    cases = {c.issue_id: c for c in ReproCase.objects.filter(issue_id__in=issue_ids)}
+    cases = {
+        c.issue_id: c
+        for c in ReproCase.objects.filter(issue_id__in=issue_ids).select_related(
+            "issue__repository"
+        )
+    }
     latest: dict[int, ReproRun] = {}
     for run in (
         ReproRun.objects.filter(case__in=cases.values(), status=ReproRun.Status.DONE)

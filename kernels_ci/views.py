@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST, require_safe
 from kernels_ci import selectors
 from kernels_ci.backends import REGISTRY
 from kernels_ci.models import ReproCase, ReproRun
+from kernels_ci.panels import queue_cell_context
 from kernels_ci.services.cases import NoReproducer, case_approve
 from kernels_ci.services.runs import RunRequestError, runs_queue
 from triage.permissions import APPROVE_REPRO
@@ -70,10 +71,11 @@ def case_approve_view(request, case_id: int):
     if request.headers.get("HX-Request") and request.POST.get("partial") == "queue-cell":
         case.refresh_from_db()
         case.latest_run = None
+        context = queue_cell_context(case, can_approve=True)
         return render(
             request,
             "kernels_ci/panels/_queue_cell.html",
-            {"case": case, "can_approve": True, "messages": messages.get_messages(request)},
+            {**context, "messages": messages.get_messages(request)},
         )
     return redirect(
         "issue-detail",

@@ -31,7 +31,7 @@ from releases.services.backports import (
 from releases.services.candidates import CandidateError, train_rc_tag
 from releases.services.fixes import FixLinkError, fix_link_add, fix_link_remove
 from releases.services.targets import TargetError, target_set
-from triage.permissions import APPROVE_BACKPORT, MANAGE_TRAINS, HasPermission
+from triage.permissions import MANAGE_TRAINS, HasPermission
 
 SERIES_PARAM = OpenApiParameter(
     "series", OpenApiTypes.STR, description="series name (default: first)"
@@ -235,7 +235,7 @@ def _refuse(exc) -> Response:
 
 
 class BackportNominateView(APIView):
-    permission_classes = [HasPermission.of(MANAGE_TRAINS)]
+    permission_classes = [HasPermission.to("nominate_backport")]
 
     @extend_schema(
         summary="Nominate a fix for a train (backport)",
@@ -266,7 +266,7 @@ class BackportNominateView(APIView):
 
 
 class BackportDecideView(APIView):
-    permission_classes = [HasPermission.of(APPROVE_BACKPORT)]
+    permission_classes = [HasPermission.to("decide_backport")]
 
     @extend_schema(
         summary="Approve or reject a nominated backport",
@@ -322,7 +322,7 @@ class FixLinkRemoveView(APIView):
 
 
 class TargetSetView(APIView):
-    permission_classes = [HasPermission.of(MANAGE_TRAINS)]
+    permission_classes = [HasPermission.to("target")]
 
     @extend_schema(
         summary="Set an issue's target train and release-side flags",

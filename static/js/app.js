@@ -6,7 +6,8 @@
 //   any key K  click the row's control with data-key="K" (for example a = accept, x = approve);
 //              a field with data-key gets focus instead (p = priority: type, Enter saves), and a
 //              control with data-confirm="text" needs K twice (d = duplicate), the text showing
-//              in the row after the first
+//              in the row after the first, and data-confirm-reveal="ID" opening element ID (x =
+//              approve a reporter's script: the script shows before the second press runs it)
 //   ?          show or hide the help (the element with id keynav-help)
 // Keys typed into a form control are left alone.
 //
@@ -31,8 +32,12 @@
     rows(list).forEach(function (r) { r.setAttribute("aria-selected", r === row ? "true" : "false"); });
     if (row) { row.focus({ preventScroll: false }); row.scrollIntoView({ block: "nearest" }); }
   }
+  // A field one types into; a checkbox, radio or button is not one (keys go on working there).
+  var NOT_TYPED = /^(checkbox|radio|button|submit|reset)$/;
   function typing(target) {
-    return target && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName));
+    if (!target) return false;
+    if (target.tagName === "INPUT") return !NOT_TYPED.test(target.type);
+    return target.isContentEditable || /^(SELECT|TEXTAREA)$/.test(target.tagName);
   }
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
@@ -79,7 +84,15 @@
     armedNote.setAttribute("role", "status");
     armedNote.textContent = control.getAttribute("data-confirm");
     control.parentNode.appendChild(armedNote);
-    armedTimer = window.setTimeout(disarm, 5000);
+    // data-confirm-reveal="ID": what the second press will act on (a reporter's script) opens
+    // first, and there is time to read it before the second press.
+    var reveal = control.getAttribute("data-confirm-reveal");
+    var shown = reveal && document.getElementById(reveal);
+    if (shown) {
+      if (shown.tagName === "DETAILS") shown.open = true; else shown.hidden = false;
+      shown.scrollIntoView({ block: "nearest" });
+    }
+    armedTimer = window.setTimeout(disarm, shown ? 60000 : 5000);
   }
   function disarm() {
     if (armedNote && armedNote.parentNode) armedNote.parentNode.removeChild(armedNote);

@@ -62,7 +62,7 @@ def test_without_the_opt_in_nothing_reaches_github_and_the_triager_is_told_why(
     issue.repository.github_actions = []
     issue.repository.save()
     answer = triager_client.post(url(issue), {"assign": "alice"}, follow=True)
-    assert "has not opted in to dashboard.assign" in answer.content.decode()
+    assert "has not opted in to: assign and unassign from the dashboard" in answer.content.decode()
     assert emulator.issue(REPO, 12)["assignees"] == []
 
 

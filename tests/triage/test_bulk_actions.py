@@ -36,7 +36,9 @@ def test_accepting_the_selection_records_each_decision_and_one_audit_row_per_iss
 ):
     answer = bulk(triager_client, issues[:2], "accept")
     assert answer.redirect_chain[-1][0] == f"{reverse('triage-queue')}?kind=bug"
-    assert "Accept the predictions: 2 done" in answer.content.decode()
+    text = answer.content.decode()
+    assert "Accept the predictions: 2 done" in text
+    assert "Done: ROCm/ROCm#31, ROCm/ROCm#32" in text or "Done: ROCm/ROCm#32, ROCm/ROCm#31" in text
     corrections = PredictionCorrection.objects.filter(model_name="kind")
     assert sorted(c.issue.number for c in corrections) == [31, 32]
     assert all(c.accepted and c.user.username == "tess" for c in corrections)
@@ -64,11 +66,23 @@ def test_priority_needinfo_and_target(triager_client, issues, series_rocm):
     }
     bulk(triager_client, issues[:1], "needinfo")
     assert NeedsInfo.objects.get().requested_by == "tess"
-    bulk(triager_client, issues[1:], "target", "7.9")
+    # a train is the release managers': the triager's bar does not target it ...
+    answer = bulk(triager_client, issues[1:], "target", "7.9").content.decode()
+    assert "you may not" in answer and not series_rocm.targets.exists()
+
+
+def test_a_release_manager_targets_the_selection_at_a_train(
+    release_manager_client, issues, series_rocm
+):
+    page = release_manager_client.get(reverse("triage-queue")).content.decode()
+    assert 'id="bulk-form"' in page and 'value="target"' in page and 'value="accept"' not in page
+    bulk(release_manager_client, issues[1:], "target", "7.9")
     assert sorted(t.issue.number for t in series_rocm.targets.filter(train_version="7.9")) == [
         32,
         33,
     ]
+    assert "you may not" in bulk(release_manager_client, issues, "accept").content.decode()
+    assert not PredictionCorrection.objects.exists()
 
 
 def test_bad_bulk_requests_change_nothing(triager_client, logged_in_client, issues):
@@ -120,3 +134,28 @@ def test_an_assignment_the_outbox_does_not_write_is_refused_and_keeps_its_audit_
     assert "1 refused" in text
     write = GitHubWrite.objects.get(issue=issues[0], action="dashboard.assign")
     assert write.status == GitHubWrite.Status.SKIPPED and "not opted in" in write.detail
+
+
+@pytest.mark.parametrize("role", ["viewers", "triagers", "release managers", "admins"])
+def test_each_role_is_offered_and_may_take_exactly_the_bulk_actions_its_permissions_allow(
+    django_user_model, client, issues, series_rocm, role
+):
+    from tests.conftest import user_with_role
+    from triage.permissions import ACTION_PERMISSIONS
+    from triage.services.bulk import ACTIONS
+
+    member = user_with_role(django_user_model, "member", role)
+    client.force_login(member)
+    page = client.get(reverse("triage-queue")).content.decode()
+    arguments = {"duplicate": "#31", "priority": "70", "assign": "@alice", "target": "7.9"}
+    for action in ACTIONS:
+        allowed = member.has_perm(ACTION_PERMISSIONS[action])
+        assert (f'value="{action}"' in page) is allowed, (role, action)
+        answer = client.post(
+            URL, {"ids": [issues[2].pk], "action": action, "argument": arguments.get(action, "")}
+        )
+        if not any(member.has_perm(ACTION_PERMISSIONS[a]) for a in ACTIONS):
+            assert answer.status_code == 403, (role, action)
+            continue
+        text = client.get(reverse("triage-queue")).content.decode()
+        assert ("you may not" in text) is not allowed, (role, action)

@@ -174,3 +174,30 @@ def test_the_answer_can_quote_the_support_matrix_on_the_reporters_setup(
         known_errors.known_error_answer(match=KnownErrorMatch.objects.get(), user=triager)
     [comment] = emulator.comments(REPO, 12)
     assert comment["body"].startswith("@reporter1: ROCm 6.2.0 on Linux does not list gfx1031")
+
+
+def test_an_answer_the_outbox_skipped_is_not_called_answered_and_can_be_posted_later(
+    make, emulator, repository, signature, triager_client, django_capture_on_commit_callbacks
+):
+    repository.github_actions = []
+    repository.save()
+    issue = report(make, emulator, repository, 10, NO_BINARY)
+    known_errors.known_errors_match(ids=[issue.pk])
+    match = KnownErrorMatch.objects.get()
+    answer = triager_client.post(
+        reverse("known-error-decide", args=[match.pk]), {"decision": "answer"}, follow=True
+    )
+    text = answer.content.decode()
+    assert "the answer was not posted: ROCm/ROCm has not opted in to: post a known error" in text
+    assert "known_errors.answer" not in text.split("the answer was not posted", 1)[1][:200]
+    match.refresh_from_db()
+    assert match.state == KnownErrorMatch.State.PROPOSED  # not "answered": nothing was posted
+    assert "Post the answer and mark duplicate" in text  # still offered
+
+    repository.github_actions = ["known_errors.answer"]
+    repository.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        triager_client.post(reverse("known-error-decide", args=[match.pk]), {"decision": "answer"})
+    assert len(emulator.comments(REPO, 10)) == 1
+    match.refresh_from_db()
+    assert match.state == KnownErrorMatch.State.ANSWERED

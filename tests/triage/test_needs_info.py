@@ -171,7 +171,10 @@ def test_an_action_not_opted_in_is_audited_as_skipped_and_a_dry_run_as_planned(
     assert rows["comment"].status == "planned"
     assert rows["comment"].detail.startswith("dry run: would comment on ROCm/ROCm#24")
     assert rows["add_labels"].status == "skipped"
-    assert "has not opted in to needs_info.label" in rows["add_labels"].detail
+    assert (
+        "has not opted in to: add the 'needs info' label while facts are missing, remove it after"
+        in rows["add_labels"].detail
+    )
     assert emulator.count(path_contains="/issues/24/") == 0, "a dry run writes nothing"
 
 

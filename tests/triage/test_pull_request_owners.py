@@ -141,7 +141,12 @@ def test_a_push_that_touches_other_owners_files_asks_only_them(client, emulator,
     ("setting", "status", "detail"),
     [
         ("dry_run", "planned", "dry run: would request reviews of ROCm/ROCm#4400 from @hip-lead"),
-        ("opted_out", "skipped", "ROCm/ROCm has not opted in to ownership.request_review"),
+        (
+            "opted_out",
+            "skipped",
+            "ROCm/ROCm has not opted in to: request reviews of a pull request from the owners "
+            "of its changed files by path rules",
+        ),
         ("stopped", "skipped", "all writes to GitHub are stopped (GITHUB_WRITES_STOPPED)"),
     ],
 )

@@ -1,5 +1,7 @@
 """The queue's in-place actions (htmx), saved views, the new filters and its query count."""
 
+import html
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -103,7 +105,10 @@ def test_a_triager_approves_a_repro_from_the_queue(make, django_user_model):
     client = Client()
     client.force_login(user_with_role(django_user_model, "tri", "triagers"))
     page = client.get("/triage/").content.decode()
-    assert "Approve repro" in page
+    # what would run is on the page, inside the review that holds the button (x shows it)
+    review = page.split(f'id="repro-review-{case.pk}"', 1)[1].split("</details>", 1)[0]
+    assert "Approve this script" in review and 'data-confirm-reveal="repro-review-' in review
+    assert html.escape(case.script.splitlines()[0]) in review
     response = client.post(
         f"/repro/cases/{case.pk}/approve/",
         {"sha256": case.sha256, "partial": "queue-cell"},

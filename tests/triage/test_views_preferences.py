@@ -29,3 +29,17 @@ def test_it_refuses_an_unknown_time_zone_and_keeps_the_old_one(logged_in_client,
     assert response.status_code == 200
     assert "Select a valid choice" in response.content.decode()
     assert UserPreference.objects.get(user=user).time_zone == "Europe/Berlin"
+
+
+@pytest.mark.django_db
+def test_saving_a_github_login_says_so_and_not_that_the_time_zone_changed(logged_in_client, user):
+    answer = logged_in_client.post(
+        reverse("preferences"), {"time_zone": "UTC", "github_login": "maint-alice"}, follow=True
+    )
+    text = answer.content.decode()
+    assert "Your GitHub login is now @maint-alice." in text
+    assert "Times are now shown" not in text
+    answer = logged_in_client.post(
+        reverse("preferences"), {"time_zone": "UTC", "github_login": "maint-alice"}, follow=True
+    )
+    assert "Nothing changed." in answer.content.decode()

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from classifiers import registry
 from config.api_views import SelectorListView
 from triage.api.issues import IssueSerializer, PredictionSerializer, PrioritySerializer
-from triage.permissions import TRIAGE, HasPermission
+from triage.permissions import HasPermission
 from triage.selectors import home as selectors_home
 from triage.selectors import issues as selectors
 from triage.selectors import social as selectors_social
@@ -65,7 +65,7 @@ class PredictionDecideView(APIView):
     """POST /api/issues/OWNER/NAME/NUMBER/predictions/MODEL/: accept or correct a prediction
     (the models the registry says triagers correct) or override the priority ("priority")."""
 
-    permission_classes = [HasPermission.of(TRIAGE)]
+    permission_classes = [HasPermission.to("correct")]
 
     @extend_schema(
         summary="Accept or correct a prediction",

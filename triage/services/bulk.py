@@ -15,6 +15,7 @@ from django.db import transaction
 from classifiers import registry
 from config import wiring
 from triage.models import GitHubWrite, Issue, IssuePrediction, TriageAction
+from triage.permissions import ACTION_PERMISSIONS, may
 from triage.services import assignment, classification, needs_info, priority
 from triage.services.commands import CommandRefused, WriteSkipped
 
@@ -28,6 +29,13 @@ ACTIONS = {
     "target": "Target a train",
 }
 MAX_ISSUES = 100
+
+
+def actions_for(user) -> dict[str, str]:
+    """The bulk actions `user` may take (triage.permissions: the rules of every interface)."""
+    return {action: label for action, label in ACTIONS.items() if may(user, action)}
+
+
 PAGE_MODELS = registry.names(page=True)
 
 
@@ -47,6 +55,11 @@ class BulkReport:
             text += (", " if text else "") + f"{len(self.planned)} planned (dry run)"
         if self.refused:
             text += f", {len(self.refused)} refused: " + "; ".join(self.refused[:5])
+        for name, entries in (("Done", self.done), ("Planned", self.planned)):
+            if entries:  # which issues: "3 done" alone names none
+                refs = [entry.split(": ", 1)[0] for entry in entries]
+                more = f" and {len(refs) - 10} more" if len(refs) > 10 else ""
+                text += f". {name}: {', '.join(refs[:10])}{more}"
         return text
 
 
@@ -152,6 +165,10 @@ def bulk_apply(*, issue_ids: list[int], action: str, argument: str, user) -> Bul
     """Apply `action` to each open issue of `issue_ids` (at most MAX_ISSUES)."""
     if action not in HANDLERS:
         raise BulkError(f"choose an action: {', '.join(ACTIONS)}")
+    if not may(user, action):
+        raise BulkError(
+            f"{ACTIONS[action].lower()}: you may not (it needs {ACTION_PERMISSIONS[action]})"
+        )
     if action in ("duplicate", "priority", "assign", "target") and not argument.strip():
         raise BulkError(f"{ACTIONS[action].lower()}: say what (the field after the action)")
     ids = list(dict.fromkeys(issue_ids))

@@ -184,8 +184,11 @@ def known_error_answer(*, match: KnownErrorMatch, user) -> GitHubWrite:
         actor=user,
         asked=user is not None,
     )
-    match.state, match.decided_by = KnownErrorMatch.State.ANSWERED, by
-    match.save(update_fields=["state", "decided_by"])
+    if write.status != GitHubWrite.Status.SKIPPED:
+        # answered (or, in a dry run, planned); an answer the outbox skipped (not opted in, the
+        # stop switch) leaves the match proposed: it is not answered, and can be posted later
+        match.state, match.decided_by = KnownErrorMatch.State.ANSWERED, by
+        match.save(update_fields=["state", "decided_by"])
     TriageAction.objects.create(
         issue=issue,
         actor=user,

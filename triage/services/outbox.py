@@ -81,6 +81,13 @@ ACTIONS: dict[str, str] = {
     "known_errors.auto": "answer known errors without waiting for a triager (needs "
     "known_errors.answer too)",
 }
+
+
+def action_words(action: str) -> str:
+    """What an action does, in words, for messages (its key is for settings and the audit)."""
+    return ACTIONS.get(action, action).split(" (", 1)[0]
+
+
 MAINTAINER_ASSOCIATIONS = {"OWNER", "MEMBER", "COLLABORATOR"}
 # Actions for maintainers' own issues and pull requests too: code owners review everyone's.
 FOR_MAINTAINERS_TOO = {"ownership.request_review"}
@@ -212,7 +219,7 @@ def write_plan(
         row.detail = f"{repository.full_name} is not a GitHub repository ({repository.source})"
     elif not opted_in(repository, action):
         row.status = Status.SKIPPED
-        row.detail = f"{repository.full_name} has not opted in to {action}"
+        row.detail = f"{repository.full_name} has not opted in to: {action_words(action)}"
     elif (
         not asked
         and action not in FOR_MAINTAINERS_TOO

@@ -7,6 +7,7 @@ issue page's updated classification panel; otherwise a redirect to the issue pag
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -126,7 +127,7 @@ def triage_queue(request):
         "saved_view_form": SavedViewForm(),
         "query": _queue_query(request),
         "mine_without_login": mine_without_login,
-        "bulk_actions": bulk.ACTIONS,
+        "bulk_actions": bulk.actions_for(request.user),
     }
     return render(request, "triage/triage_queue.html", context)
 
@@ -188,9 +189,13 @@ def queue_row_response(request, issue, *, undo: bool = True):
         if undo
         else None
     )
-    return render(
-        request, "triage/_queue_row.html", {"row": row, "decided": decided, "undo": undoable}
-    )
+    context = {
+        "row": row,
+        "decided": decided,
+        "undo": undoable,
+        "bulk_actions": bulk.actions_for(request.user),
+    }
+    return render(request, "triage/_queue_row.html", context)
 
 
 @require_POST
@@ -269,11 +274,13 @@ def known_error_decide(request, pk: int):
         messages.info(request, f"Already {match.get_state_display()}.")
     elif request.POST.get("decision") == "answer":
         write = known_errors.known_error_answer(match=match, user=request.user)
-        messages.success(
-            request,
-            f"Marked duplicate of {match.signature.canonical.reference}; answer "
-            f"{write.get_status_display()}{': ' + write.detail if write.detail else ''}.",
-        )
+        duplicate = f"Marked duplicate of {match.signature.canonical.reference}"
+        if write.status == write.Status.SKIPPED:
+            messages.warning(request, f"{duplicate}; the answer was not posted: {write.detail}.")
+        elif write.status == write.Status.PLANNED:
+            messages.success(request, f"{duplicate}; the answer is planned only ({write.detail}).")
+        else:
+            messages.success(request, f"{duplicate}; the answer is being posted on GitHub.")
     else:
         known_errors.known_error_dismiss(match=match, user=request.user)
         messages.success(request, f"Dismissed {match.signature.name!r}.")
@@ -334,9 +341,12 @@ def decision_undo(request, pk: int):
 
 @login_required
 @require_POST
-@permission_required(TRIAGE, raise_exception=True)
 def triage_bulk(request):
-    """One action on the selected issues of the queue; back to the queue as it was filtered."""
+    """One action on the selected issues of the queue; back to the queue as it was filtered.
+    Each action has its own permission (triage.permissions.ACTION_PERMISSIONS): a triager's bar
+    decides, a release manager's targets trains."""
+    if not bulk.actions_for(request.user):
+        raise PermissionDenied
     ids = [int(i) for i in request.POST.getlist("ids") if i.isdigit()]
     try:
         report = bulk.bulk_apply(

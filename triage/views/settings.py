@@ -45,6 +45,19 @@ def settings_overview(request):
     )
 
 
+def _preferences_saved(before, *, zone: str, login: str) -> str:
+    """The message names what changed, and only that."""
+    said = []
+    if zone != (before.time_zone if before else "UTC"):
+        said.append(f"times are now shown in {zone}")
+    if login != (before.github_login if before else ""):
+        said.append(f"your GitHub login is now @{login}" if login else "your GitHub login is unset")
+    if not said:
+        return "Nothing changed."
+    text = "; ".join(said)
+    return text[0].upper() + text[1:] + "."
+
+
 def preferences(request):
     current = UserPreference.objects.filter(user=request.user).first()
     form = PreferenceForm(
@@ -55,14 +68,11 @@ def preferences(request):
         },
     )
     if request.method == "POST" and form.is_valid():
+        zone, login = form.cleaned_data["time_zone"], form.cleaned_data["github_login"]
         UserPreference.objects.update_or_create(
-            user=request.user,
-            defaults={
-                "time_zone": form.cleaned_data["time_zone"],
-                "github_login": form.cleaned_data["github_login"],
-            },
+            user=request.user, defaults={"time_zone": zone, "github_login": login}
         )
-        messages.success(request, f"Times are now shown in {form.cleaned_data['time_zone']}.")
+        messages.success(request, _preferences_saved(current, zone=zone, login=login))
         return redirect("preferences")
     return render(request, "triage/preferences.html", {"form": form})
 
