@@ -90,6 +90,8 @@ SETTINGS_PANELS: list[str] = [
 QUEUE_FILTERS: dict[str, str] = {
     "has_repro": "kernels_ci.selectors.issue_ids_with_reproducer",
     "needs_info": "triage.panels.github.waiting_issue_ids",
+    "awaiting_approval": "kernels_ci.selectors.issue_ids_awaiting_approval",
+    "known_error": "triage.panels.github.known_error_proposed_issue_ids",
 }
 # The triage queue's cells by later stages, one column each:
 # `fn(*, issue_ids: list[int], request) -> {issue id: cell context}`.

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import Count, F, Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
-from kernels_ci.models import ReproCase, ReproRun, Runner
+from kernels_ci import selectors
+from kernels_ci.models import ReproRun, Runner
 from triage.panels import Panel
 
 OUTCOME_COLOURS = {
@@ -60,9 +61,7 @@ def repro_panel(*, request) -> Panel:
     now = timezone.now()
     week_ago = now - timedelta(days=7)
     awaiting = (
-        ReproCase.objects.exclude(script="")
-        .filter(issue__state="open", issue__deleted_at__isnull=True)
-        .exclude(approved_sha256=F("sha256"))
+        selectors.cases_awaiting_approval()
         .select_related("issue__repository")
         .order_by("-extracted_at")
     )

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from config import linear_re
 from kernels_ci.backends import describe
@@ -144,6 +144,21 @@ def verification_for_issue(issue_id: int) -> dict[str, ArchVerification]:
 def issue_ids_with_reproducer():
     """The triage queue's "has a reproducer" filter (config/wiring.py QUEUE_FILTERS): issue ids."""
     return ReproCase.objects.exclude(script="").values("issue_id")
+
+
+def cases_awaiting_approval():
+    """Open issues' reproducers not approved as they are now (new, or edited since approval)."""
+    return (
+        ReproCase.objects.exclude(script="")
+        .filter(issue__state="open", issue__deleted_at__isnull=True)
+        .exclude(approved_sha256=F("sha256"))
+    )
+
+
+def issue_ids_awaiting_approval():
+    """The triage queue's "reproducer awaiting approval" filter (config/wiring.py QUEUE_FILTERS):
+    the same cases the home page counts."""
+    return cases_awaiting_approval().values("issue_id")
 
 
 def cases_of_issues(issue_ids: list[int]) -> dict[int, ReproCase]:

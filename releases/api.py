@@ -62,7 +62,8 @@ class AsOfSerializer(serializers.Serializer):
 class TrainListView(APIView):
     @extend_schema(
         summary="List release trains",
-        description="Past (up to 6), current and next (up to 6) trains of every release series.",
+        description="The trains the timeline page shows: past (up to 4), current and next (up "
+        "to 3) of every release series.",
         responses=inline_serializer(
             "TrainList",
             {"count": serializers.IntegerField(), "results": TrainSerializer(many=True)},
@@ -72,7 +73,9 @@ class TrainListView(APIView):
         now = timezone.now()
         rows = []
         for series in selectors.series_all():
-            past, current, after = calendar.trains_window(series.spec(), now, past=6, upcoming=6)
+            past, current, after = calendar.trains_window(
+                series.spec(), now, past=calendar.TIMELINE_PAST, upcoming=calendar.TIMELINE_UPCOMING
+            )
             for position, trains in (
                 ("past", past),
                 ("current", [current] if current else []),

@@ -241,6 +241,11 @@ def train_current(spec: SeriesSpec, now: datetime) -> Train | None:
     return None
 
 
+# The trains the timeline shows, on the page and in the API alike: released, and after the current.
+TIMELINE_PAST = 4
+TIMELINE_UPCOMING = 3
+
+
 def trains_window(spec: SeriesSpec, now: datetime, *, past: int = 3, upcoming: int = 3):
     """(past trains, the current one, the ones after it): `past` released, `upcoming` after."""
     released: list[Train] = []

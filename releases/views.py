@@ -22,7 +22,9 @@ def train_timeline(request):
     now = timezone.now()
     timelines = []
     for series in series_list:
-        past, current, after = calendar.trains_window(series.spec(), now, past=4, upcoming=3)
+        past, current, after = calendar.trains_window(
+            series.spec(), now, past=calendar.TIMELINE_PAST, upcoming=calendar.TIMELINE_UPCOMING
+        )
         position = None
         if current is not None:
             previous = (

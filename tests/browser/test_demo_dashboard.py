@@ -44,12 +44,16 @@ def test_the_demo_dashboard_flows(browser_page, settings):
     assert correction.after == "docs"
     screenshot(page, "triage-queue")
 
-    # Keyboard: j moves to the first row, a accepts its component ... here, approve a repro (x).
+    # Keyboard: j moves to the first row, a accepts its component ... here, approve a repro:
+    # x shows the script, x again approves it.
     page.goto("/triage/?has_repro=on")
     row = page.locator("tbody[data-keynav] tr").first
     case_pk = int(row.locator(".repro-cell").get_attribute("id").rsplit("-", 1)[1])
     page.keyboard.press("j")
     assert row.get_attribute("aria-selected") == "true"
+    page.keyboard.press("x")
+    assert row.locator(".repro-script").is_visible()
+    screenshot(page, "triage-queue-repro-review")
     page.keyboard.press("x")
     page.wait_for_selector(f"#repro-cell-{case_pk} .badge:text('approved')", timeout=120_000)
     assert ReproCase.objects.get(pk=case_pk).is_approved

@@ -7,6 +7,7 @@ from kernels_ci.services.cases import case_refresh
 from tests.browser.conftest import log_in
 from tests.conftest import user_with_role
 from tests.kernels_ci.factories import issue_body
+from tests.releases.conftest import series  # noqa: F401  (a fixture)
 from triage.models import IssuePrediction
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -117,4 +118,122 @@ def test_the_bulk_bar_offers_each_role_what_it_may_do(
     page.keyboard.press("j")
     page.keyboard.press("c")
     assert page.get_by_role("button", name="Apply to 1 selected").is_visible()
+    assert page.errors == []
+
+
+def test_at_1280_px_every_column_of_the_queue_shows_without_scrolling_sideways(
+    browser_page, django_user_model, make
+):
+    from triage.models import IssuePrediction as Prediction
+
+    user_with_role(django_user_model, "triager", "triagers")
+    original = make.issue(number=1, title="hipMalloc fails")
+    issue = queued(
+        make, 3785, "Kernel hangs on gfx90a with hipMallocManaged memory", body=issue_body()
+    )
+    case_refresh(issue=issue)
+    for model, label in (
+        ("symptom", "wrong-result"),
+        ("component", "composable_kernel"),
+        ("severity", "critical"),
+        ("environment", "gfx90a gfx942 gfx1100"),
+    ):
+        Prediction.objects.create(issue=issue, model_name=model, label=label, confidence=0.9)
+    Prediction.objects.create(
+        issue=issue,
+        model_name="duplicates",
+        label="ROCm/rocm-libraries#36940",
+        confidence=0.9,
+        evidence={
+            "candidates": [
+                {
+                    "issue_id": original.pk,
+                    "reference": "ROCm/rocm-libraries#36940",
+                    "title": "x",
+                    "score": 0.9,
+                }
+            ]
+        },
+    )
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/triage/?has_repro=on")
+
+    table = page.locator("table.triage-queue").bounding_box()
+    wrap = page.locator("table.triage-queue").locator("xpath=..").bounding_box()
+    assert table["width"] <= wrap["width"] + 1
+    for name in ("Duplicate", "Repro"):
+        cell = page.locator(f"#queue-row-{issue.pk} td[data-label={name}]").bounding_box()
+        assert cell["x"] + cell["width"] <= 1280, name
+    assert page.errors == []
+
+
+def test_on_a_phone_every_control_of_the_queue_is_a_tap_target_of_24_px(
+    browser_page, django_user_model, make
+):
+    user_with_role(django_user_model, "triager", "triagers")
+    issue = queued(make, 1, "Crash in rocBLAS", body=issue_body())
+    case_refresh(issue=issue)
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/triage/")
+
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('main :is(input, select, button, summary)')]
+            .map(e => [e, e.getBoundingClientRect()])
+            .filter(([e, r]) => r.width > 0 && (r.width < 24 || r.height < 24))
+            .map(([e, r]) => `${e.tagName} ${e.name || e.textContent.trim()} ${r.height}`)
+        """
+    )
+    assert small == []
+    assert page.errors == []
+
+
+def test_the_train_page_says_its_verdict_before_its_forms_and_folds_long_lists(
+    browser_page,
+    django_user_model,
+    make,
+    series,  # noqa: F811
+):
+    from releases.services.targets import target_set
+
+    user_with_role(django_user_model, "rm", "release managers")
+    for number in range(100, 115):
+        issue = make.issue(number=number, title=f"blocker {number}")
+        target_set(issue=issue, series=series, version="7.9", flags=["blocker"])
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    log_in(page, "rm", "pw-rm-1")
+    page.goto("/releases/7.9/?series=rocm")
+
+    readiness = page.get_by_role("heading", name="Readiness of rocm 7.9.0").bounding_box()
+    manage = page.get_by_role("heading", name="Manage the train").bounding_box()
+    assert readiness["y"] < manage["y"]
+    blockers = page.locator("#readiness li", has_text="blocker 1")
+    assert blockers.count() == 15
+    assert sum(1 for i in range(15) if blockers.nth(i).is_visible()) == 10
+    page.get_by_text("5 more").first.click()
+    assert sum(1 for i in range(15) if blockers.nth(i).is_visible()) == 15
+    assert page.errors == []
+
+
+def test_the_repro_anchor_lands_on_the_repro_panel(browser_page, django_user_model, make):
+    user_with_role(django_user_model, "triager", "triagers")
+    for number in range(1, 20):
+        make.comment(make.issue(number=number + 100), body="same here")
+    issue = make.issue(number=7, title="Wrong mask", body=issue_body() + "\n\nmore text\n" * 40)
+    case_refresh(issue=issue)
+    for n in range(12):
+        make.comment(issue, body=f"Same on my MI300X, attempt {n}.\n\n" + "log line\n" * 30)
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/")
+    page.goto("/issues/ROCm/ROCm/7/#repro")
+
+    panel = page.locator("#repro")
+    assert panel.get_by_role("heading", name="Kernel reproduction").is_visible()
+    assert page.evaluate("() => window.scrollY") > 0
+    box = panel.bounding_box()
+    assert 0 <= box["y"] < 900
     assert page.errors == []

@@ -165,6 +165,16 @@ def test_the_api_lists_trains(api_client, series):
     )
 
 
+def test_the_api_lists_the_trains_the_timeline_page_shows(api_client, client, user, series):
+    import re
+
+    client.force_login(user)
+    page = client.get("/releases/").content.decode()
+    on_page = re.findall(r'href="/releases/(\d+\.\d+)/\?series=rocm"', page)
+    listed = [t["version"] for t in api_client.get("/api/releases/").json()["results"]]
+    assert listed and list(dict.fromkeys(on_page)) == listed
+
+
 def test_the_api_answers_the_same_report(api_client, train_data):
     response = api_client.get("/api/releases/7.9/readiness/?as_of=2026-12-02")
     assert response.status_code == 200

@@ -154,3 +154,35 @@ def test_it_makes_the_same_number_of_queries_whatever_the_page_size(triager_clie
         )
         case_refresh(issue=issue)
     assert queries() == few
+
+
+def test_the_home_pages_awaiting_approval_count_opens_the_list_it_counts(
+    make, triager_client, api_client
+):
+    import re
+
+    from triage.models import KnownError, KnownErrorMatch
+
+    waiting = queued(make, "Wrong mask", 30, body=issue_body())
+    approved = queued(make, "Approved mask", 20, body=issue_body())
+    case_refresh(issue=waiting)
+    case = case_refresh(issue=approved)
+    case.approved_sha256 = case.sha256
+    case.save()
+    queued(make, "No script", 10)
+
+    home = triager_client.get("/").content.decode()
+    link = re.search(r'href="(/triage/\?awaiting_approval=on)"><strong>(\d+)</strong>', home)
+    assert link and link.group(2) == "1"
+    page = triager_client.get(link.group(1)).content.decode()
+    assert "1 issue<" in page and "Wrong mask" in page and "Approved mask" not in page
+
+    canonical = make.issue(number=2000, title="No binary for the GPU")
+    signature = KnownError.objects.create(
+        name="no binary", pattern="hipErrorNoBinaryForGpu", canonical=canonical, answer="see"
+    )
+    KnownErrorMatch.objects.create(signature=signature, issue=approved, evidence="x")
+    page = triager_client.get("/triage/?known_error=on").content.decode()
+    assert "Approved mask" in page and "Wrong mask" not in page
+    answer = api_client.get("/api/triage-queue/?awaiting_approval=true").json()
+    assert [item["title"] for item in answer["results"]] == ["Wrong mask"]

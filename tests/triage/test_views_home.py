@@ -150,3 +150,18 @@ def test_it_says_when_deliveries_wait_in_this_hosts_spool(logged_in_client, sett
     page = logged_in_client.get(reverse("home")).content.decode()
     assert "1 delivery (284\xa0bytes) waits in this web host's spool" in page
     assert "1 spooled delivery could not be read back" in page
+
+
+def test_the_repositories_table_adds_up_to_the_open_count_of_the_home_page(logged_in_client, make):
+    import re
+
+    tracked = make.repository("ROCm/hip")
+    untracked = make.repository("demo/kernels", tracked=False)
+    make.issue(repository=tracked, number=1)
+    make.issue(repository=untracked, number=1)
+    make.issue(repository=untracked, number=2)
+    page = logged_in_client.get(reverse("home")).content.decode()
+    opened = int(re.search(r"<strong>(\d+)</strong> open issues", page).group(1))
+    cells = re.findall(r'type=issue">(\d+)</a>', page)
+    assert opened == 3 and sum(int(n) for n in cells) == opened
+    assert 'demo/kernels</a> <span class="badge">not tracked</span>' in page

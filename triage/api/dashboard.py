@@ -27,6 +27,9 @@ class QueueQuerySerializer(serializers.Serializer):
     severity = serializers.ChoiceField(choices=registry.entry("severity").labels, required=False)
     needs_triage = serializers.BooleanField(required=False, default=False)
     has_repro = serializers.BooleanField(required=False, default=False)
+    needs_info = serializers.BooleanField(required=False, default=False)
+    awaiting_approval = serializers.BooleanField(required=False, default=False)
+    known_error = serializers.BooleanField(required=False, default=False)
     q = serializers.CharField(required=False, max_length=200)
 
 

@@ -46,6 +46,11 @@ def waiting_issue_ids():
     ).values("issue_id")
 
 
+def known_error_proposed_issue_ids():
+    """The queue's "known error to confirm" filter (wiring QUEUE_FILTERS): a match proposed."""
+    return KnownErrorMatch.objects.filter(state=KnownErrorMatch.State.PROPOSED).values("issue_id")
+
+
 def _path_owners(issue) -> dict | None:
     """A pull request's changed files as last read and their owners by path rules."""
     files = PullRequestFiles.objects.filter(issue=issue).first() if issue.is_pull_request else None

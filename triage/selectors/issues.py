@@ -117,9 +117,19 @@ def rate_budgets() -> list[RateBudget]:
     )
 
 
-def repository_overviews() -> list[RepositoryOverview]:
-    """Tracked repositories with their sync states and issue counts, in four queries."""
-    repositories = Repository.objects.filter(tracked=True).prefetch_related(
+def repository_overviews(*, with_open_issues: bool = False) -> list[RepositoryOverview]:
+    """Tracked repositories with their sync states and issue counts, in four queries; with
+    `with_open_issues`, also the untracked ones that still hold open issues (a repository no
+    longer tracked, one whose issues came another way), so the table adds up to the open count
+    every other page gives."""
+    held = Q(tracked=True)
+    if with_open_issues:
+        held |= Q(
+            pk__in=Issue.objects.filter(
+                state=Issue.State.OPEN, deleted_at__isnull=True, is_pull_request=False
+            ).values("repository_id")
+        )
+    repositories = Repository.objects.filter(held).prefetch_related(
         Prefetch("sync_states", queryset=SyncState.objects.order_by("resource"))
     )
     overviews = {
@@ -307,6 +317,8 @@ def triage_queue(
     needs_triage: bool = False,
     has_repro: bool = False,
     needs_info: bool = False,
+    awaiting_approval: bool = False,
+    known_error: bool = False,
     assignee: str = "",
     mine: str = "",
     sort: str = "",
@@ -316,7 +328,9 @@ def triage_queue(
 
     `has_repro` keeps the issues that wiring.QUEUE_FILTERS["has_repro"] names (a later stage,
     kernels_ci, says which issues have a reproducer); `needs_info` those waiting for their
-    reporter (QUEUE_FILTERS["needs_info"]); `assignee` those assigned to that GitHub login;
+    reporter (QUEUE_FILTERS["needs_info"]); `awaiting_approval` those whose reproducer waits for
+    approval and `known_error` those with a known-error match to confirm (the lists behind the
+    home page's counts); `assignee` those assigned to that GitHub login;
     `mine` (a GitHub login) those assigned to it or of a component its ownership rules give it.
     `sort="assignee"`: by the first assignee's login (unassigned last), then by priority."""
     issues = Issue.objects.filter(
@@ -342,7 +356,13 @@ def triage_queue(
         )
     if needs_triage:
         issues = issues.filter(untriaged())
-    for name, wanted in (("has_repro", has_repro), ("needs_info", needs_info)):
+    wants = {
+        "has_repro": has_repro,
+        "needs_info": needs_info,
+        "awaiting_approval": awaiting_approval,
+        "known_error": known_error,
+    }
+    for name, wanted in wants.items():
         dotted = wiring.QUEUE_FILTERS.get(name)
         if wanted and dotted:
             issues = issues.filter(pk__in=wiring.load(dotted)())

@@ -53,6 +53,8 @@ class QueueFilterForm(forms.Form):
     needs_triage = forms.BooleanField(required=False, label="Needs triage")
     has_repro = forms.BooleanField(required=False, label="Has a reproducer")
     needs_info = forms.BooleanField(required=False, label="Waiting for the reporter")
+    awaiting_approval = forms.BooleanField(required=False, label="Reproducer awaiting approval")
+    known_error = forms.BooleanField(required=False, label="Known error to confirm")
     assignee = forms.RegexField(
         r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$", required=False, max_length=40, label="Assignee"
     )
@@ -73,6 +75,8 @@ class QueueFilterForm(forms.Form):
         "needs_triage",
         "has_repro",
         "needs_info",
+        "awaiting_approval",
+        "known_error",
         "assignee",
         "mine",
         "sort",
@@ -81,7 +85,14 @@ class QueueFilterForm(forms.Form):
     def filters(self, *, login: str = "") -> dict:
         """The selector's arguments; `mine` becomes the user's GitHub login (preferences)."""
         data = {name: "" for name in (*self.FIELDS, "q")}
-        data.update(needs_triage=False, has_repro=False, needs_info=False, mine=False)
+        data.update(
+            needs_triage=False,
+            has_repro=False,
+            needs_info=False,
+            awaiting_approval=False,
+            known_error=False,
+            mine=False,
+        )
         data.update(getattr(self, "cleaned_data", {}))
         data["assignee"] = (data.get("assignee") or "").lstrip("@")
         data["mine"] = login if data.get("mine") else ""

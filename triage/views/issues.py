@@ -68,7 +68,7 @@ def _spool_stats():
 def home(request):
     context = {
         "panels": page_panels(wiring.HOME_PANELS, request=request),
-        "overviews": selectors.repository_overviews(),
+        "overviews": selectors.repository_overviews(with_open_issues=True),
         "deliveries": selectors.webhook_delivery_summary(),
         "spool": _spool_stats(),
         "configured_repos": settings.GITHUB_REPOS,
