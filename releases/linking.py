@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from config import linear_re
+from config import github_web, linear_re
 
 KEYWORDS = (
     "close",
@@ -34,7 +34,7 @@ _REPO = r"[A-Za-z0-9_.-]{1,100}"
 MAX_NUMBER_DIGITS = 9
 MAX_REFERENCES = 100  # closing references read per text (a description that closes more is noise)
 _TARGET = (
-    rf"(?:https?://(?:www\.)?github\.com/(?P<url_owner>{_NAME})/(?P<url_repo>{_REPO})"
+    rf"(?:https?://(?P<url_host>[A-Za-z0-9.-]{{1,253}})/(?P<url_owner>{_NAME})/(?P<url_repo>{_REPO})"
     rf"/issues/(?P<url_number>\d+)(?P<url_after>[\w/])?"
     rf"|(?:(?P<owner>{_NAME})/(?P<repo>{_REPO}))?#(?P<number>\d+)(?P<after>\w)?)"
 )
@@ -67,6 +67,8 @@ def closing_references(*texts: str) -> list[FixReference]:
             digits = match.group("url_number") or match.group("number")
             if match.group("url_after") or match.group("after") or len(digits) > MAX_NUMBER_DIGITS:
                 continue
+            if match.group("url_number") and not github_web.is_github_host(match.group("url_host")):
+                continue  # an issue URL of another site (config.github_web: GitHub's hosts)
             if match.group("url_number"):
                 repository = f"{match.group('url_owner')}/{match.group('url_repo')}"
                 number = int(match.group("url_number"))

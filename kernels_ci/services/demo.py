@@ -16,6 +16,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from config import github_web
 from kernels_ci.backends import backend_get
 from kernels_ci.backends.base import EXTRA_MISSING
 from kernels_ci.models import ReproCase
@@ -99,7 +100,7 @@ def _items() -> list[dict]:
             "author_association": "NONE",
             "labels": [],
             "comments": 0,
-            "html_url": f"https://github.com/{REPOSITORY}/issues/{entry['number']}",
+            "html_url": f"{github_web.DEMO_WEB_URL}/{REPOSITORY}/issues/{entry['number']}",
             "created_at": (created + timedelta(days=entry["number"])).isoformat(),
             "updated_at": (created + timedelta(days=entry["number"], hours=1)).isoformat(),
         }

@@ -30,7 +30,7 @@ from triage.selectors.issues import issue_list
 
 RELEASE_MANAGERS_ROLE = "release managers"  # a role of settings.ROLES
 MENTION_RE = linear_re.compile(r"Related to ([\w.-]+/[\w.-]+)#(\d+)")
-REPOSITORIES = ["ROCm/ROCm", "ROCm/HIP", "ROCm/rocm-libraries"]
+REPOSITORIES = ["rocm-demo/ROCm", "rocm-demo/HIP", "rocm-demo/rocm-libraries"]
 
 
 @dataclass
@@ -50,7 +50,7 @@ class ReleasesDemoReport:
 
 
 def _open_issue(title_contains: str = "", label: str = "", exclude=()):
-    issues = issue_list(repo="ROCm/ROCm", state="open", is_pull_request=False, label=label)
+    issues = issue_list(repo="rocm-demo/ROCm", state="open", is_pull_request=False, label=label)
     if title_contains:
         issues = issues.filter(title__icontains=title_contains)
     return issues.exclude(id__in=[i.id for i in exclude if i]).order_by("number").first()

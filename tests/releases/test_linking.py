@@ -70,3 +70,15 @@ def test_it_reads_release_branches(branch, version):
 def test_release_branch_patterns_are_configurable():
     assert release_branch_version("rel-3.6", ["rel-X.Y"]) == "3.6"
     assert release_branch_version("release/3.6", ["rel-X.Y"]) == ""
+
+
+def test_issue_urls_count_on_githubs_hosts_only(settings):
+    settings.GITHUB_WEB_URL = "https://ghe.example.com"
+    text = (
+        "Fixes https://ghe.example.com/ROCm/HIP/issues/7, "
+        "fixes https://github.demo.invalid/rocm-demo/ROCm/issues/8, "
+        "fixes https://www.github.com/ROCm/ROCm/issues/9, "
+        "fixes https://gitlab.example.com/ROCm/ROCm/issues/10"
+    )
+    found = {(r.repository, r.number) for r in closing_references(text)}
+    assert found == {("rocm/hip", 7), ("rocm-demo/rocm", 8), ("rocm/rocm", 9)}

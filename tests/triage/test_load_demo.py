@@ -36,6 +36,31 @@ def test_it_loads_the_bundled_data_and_creates_the_demo_login():
     for what in ("issues, pulls and comments", "models trained", "issues classified"):
         assert "] " in drawn and what in drawn, what
     assert "\r      [###" in drawn
+    # the demo's owners, handles and links resolve nowhere real (RFC 2606's .invalid)
+    assert_demo_links_resolve_nowhere_real()
+
+
+REAL_SITES_OF_THE_DEMO_STORY = ("github.com", "x.com", "twitter.com", "t.co")
+
+
+def assert_demo_links_resolve_nowhere_real():
+    import re
+    from urllib.parse import urlsplit
+
+    from triage.models import Person, Post
+
+    hosts = [urlsplit(url).hostname for url in Issue.objects.values_list("html_url", flat=True)]
+    hosts += [urlsplit(url).hostname for url in Person.objects.values_list("html_url", flat=True)]
+    hosts += [urlsplit(url).hostname for url in Post.objects.values_list("url", flat=True)]
+    hosts = [host for host in hosts if host]  # an empty URL links nowhere
+    assert hosts and all(host.endswith(".invalid") for host in hosts), set(hosts)
+    texts = list(Issue.objects.values_list("body", flat=True))
+    texts += list(Comment.objects.values_list("body", flat=True))
+    texts += list(Post.objects.values_list("text", flat=True))
+    for entities in Post.objects.values_list("entities", flat=True):
+        texts += [u.get("expanded_url", "") for u in (entities or {}).get("urls", [])]
+    linked = {urlsplit(u).hostname for t in texts for u in re.findall(r"https?://[^\s)\]>\"']+", t)}
+    assert not {h for h in linked if h and h.removeprefix("www.") in REAL_SITES_OF_THE_DEMO_STORY}
 
 
 def test_loading_twice_changes_nothing():

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Value
+from django.db.models.functions import Replace
 
 from classifiers import datasets, training
-from triage.models import Post, SavedSearch
+from triage.models import Person, Post, SavedSearch
 from triage.services import post_understanding, priority, social, spikes
 from triage.services.upsert import UpsertResult
 from triage.sources.github import ingest
@@ -193,6 +195,22 @@ def _demo_searches_of(text: str, searches: dict) -> list:
     ]
 
 
+DEMO_X_WEB = "https://x.demo.invalid"  # the demo's X, a host that cannot exist (RFC 2606)
+
+
+def _demo_posts_unlink_from_x(*, ids: list[str]) -> None:
+    """The demo's handles are invented, and some may be real people's on X: the demo's posts
+    and their authors link to the demo's X instead of x.com."""
+    posts = Post.objects.filter(source="x", external_id__in=ids, url__startswith="https://x.com/")
+    posts.update(url=Replace("url", Value("https://x.com/"), Value(f"{DEMO_X_WEB}/")))
+    authors = Person.objects.filter(
+        source="x", posts__in=Post.objects.filter(source="x", external_id__in=ids)
+    ).filter(html_url__startswith="https://x.com/")
+    Person.objects.filter(pk__in=authors.values("pk")).update(
+        html_url=Replace("html_url", Value("https://x.com/"), Value(f"{DEMO_X_WEB}/"))
+    )
+
+
 def demo_posts_load(*, path: Path = DEMO_POSTS) -> DemoPostsReport:
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         data = json.load(handle)
@@ -210,6 +228,7 @@ def demo_posts_load(*, path: Path = DEMO_POSTS) -> DemoPostsReport:
                 result = x_sync.posts_upsert(search=search, posts=page, users=users)
             report.created += result.created
     report.posts = len(data["data"])
+    _demo_posts_unlink_from_x(ids=[str(int(p["id"])) for p in data["data"]])
     # the pipeline understood them as they came, or will on a worker; the spikes per component
     # need the component tags now, and the demo's trained models should speak on every post
     report.understood = demo_posts_understand()
@@ -222,7 +241,7 @@ def demo_posts_load(*, path: Path = DEMO_POSTS) -> DemoPostsReport:
     return report
 
 
-DEMO_WRITES_REPOSITORY = "ROCm/ROCm"
+DEMO_WRITES_REPOSITORY = "rocm-demo/ROCm"
 DEMO_KNOWN_ERROR = (
     r"Unable to find code object for all current devices|hipErrorNoBinaryForGpu|"
     r"invalid device function|no kernel image is available"
@@ -236,10 +255,10 @@ DEMO_OWNERS = [  # fictional owners: the demo never names a real person
 
 
 def demo_github_actions_load() -> str:
-    """The demo's acting on GitHub, as a dry run (the demo has no GitHub to write to): ROCm/ROCm
-    opted in to every action but known_errors.auto in dry-run mode, ownership rules with
-    fictional owners, a known error; then needs-info, known errors and ownership over the open
-    issues plan their writes."""
+    """The demo's acting on GitHub, as a dry run (the demo has no GitHub to write to):
+    rocm-demo/ROCm opted in to every action but known_errors.auto in dry-run mode, ownership
+    rules with fictional owners, a known error; then needs-info, known errors and ownership over
+    the open issues plan their writes."""
     from triage.models import Issue, KnownError, OwnershipRule, Repository
     from triage.services import known_errors, needs_info, outbox, ownership
 

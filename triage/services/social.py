@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
-from config import linear_re
+from config import github_web, linear_re
 from triage.models import (
     Post,
     PostIssueLink,
@@ -31,8 +31,8 @@ DEFAULT_SEARCHES = [
     ("MI300X and Strix Halo", '(MI300X OR "Strix Halo") ROCm -is:retweet'),
 ]
 
-ISSUE_URL = linear_re.compile(
-    r"https?://(?:www\.)?github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/(?:issues|pull)/(\d+)"
+ISSUE_URL = linear_re.compile(  # on one of GitHub's hosts (config.github_web)
+    r"https?://([A-Za-z0-9.-]{1,253})/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/(?:issues|pull)/(\d+)"
 )
 
 
@@ -119,8 +119,9 @@ def explicit_issue_references(post: Post) -> set[tuple[str, int]]:
             texts += [str(url.get("expanded_url") or ""), str(url.get("unwound_url") or "")]
     found = set()
     for text in texts:
-        for owner, name, number in ISSUE_URL.findall(text):
-            found.add((f"{owner}/{name}".lower(), int(number)))
+        for host, owner, name, number in ISSUE_URL.findall(text):
+            if github_web.is_github_host(host):
+                found.add((f"{owner}/{name}".lower(), int(number)))
     return found
 
 
