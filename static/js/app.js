@@ -39,8 +39,35 @@
     if (target.tagName === "INPUT") return !NOT_TYPED.test(target.type);
     return target.isContentEditable || /^(SELECT|TEXTAREA)$/.test(target.tagName);
   }
+  // The selected row's keyed actions, for the command palette: [{key, label, run}].
+  window.keynavActions = function () {
+    var list = document.querySelector("[data-keynav]");
+    var row = list && current(list);
+    if (!row) return [];
+    return Array.prototype.slice.call(row.querySelectorAll("[data-key]")).map(function (control) {
+      var key = control.getAttribute("data-key");
+      return {
+        key: key,
+        label: control.getAttribute("title") || control.getAttribute("aria-label") || key,
+        run: function () { row.focus(); press(row, control, key); }
+      };
+    });
+  };
+  function press(row, control, key) {
+    if (typing(control)) {  // a field (p: priority): focus it to type; Enter saves
+      control.focus();
+      if (control.select) control.select();
+    } else if (control.hasAttribute("data-confirm") && armed !== control) {
+      arm(row, control);  // a decision that cannot be taken back by a key: press it twice
+    } else {
+      disarm();
+      control.focus();
+      control.click();
+    }
+  }
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    if (event.defaultPrevented) return;
     var list = document.querySelector("[data-keynav]");
     if (!list) return;
     var all = rows(list);
@@ -62,16 +89,7 @@
       var control = row.querySelector("[data-key='" + CSS.escape(key) + "']");
       if (!control) { disarm(); return; }
       event.preventDefault();
-      if (typing(control)) {  // a field (p: priority): focus it to type; Enter saves
-        control.focus();
-        if (control.select) control.select();
-      } else if (control.hasAttribute("data-confirm") && armed !== control) {
-        arm(row, control);  // a decision that cannot be taken back by a key: press it twice
-      } else {
-        disarm();
-        control.focus();
-        control.click();
-      }
+      press(row, control, key);
     }
   });
   // The second press of a key whose control has data-confirm: its text shows in the row meanwhile.
@@ -161,4 +179,130 @@
       toggle.setAttribute("aria-expanded", open ? "true" : "false");
     });
   });
+})();
+
+// Keys of every page, as on GitHub: "/" focuses the search field, "g" then a letter goes to a
+// page (g h home, g i issues, g t the triage queue, g r releases, g s social, g m models), and
+// Ctrl-K (Cmd-K) opens the command palette: every page, the keyboard help, and the actions of
+// the selected row (the same as their keys: a decision that needs two presses still does).
+(function () {
+  "use strict";
+  var GO = { h: "/", i: "/issues/", t: "/triage/", r: "/releases/", s: "/social/", m: "/models/" };
+  var NOT_TYPED = /^(checkbox|radio|button|submit|reset)$/;
+  function typing(target) {
+    if (!target) return false;
+    if (target.tagName === "INPUT") return !NOT_TYPED.test(target.type);
+    return target.isContentEditable || /^(SELECT|TEXTAREA)$/.test(target.tagName);
+  }
+  var pendingG = null;
+  document.addEventListener("keydown", function (event) {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "k") {
+      event.preventDefault();
+      palette.toggle();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    if (pendingG) {
+      window.clearTimeout(pendingG);
+      pendingG = null;
+      if (GO[event.key]) { event.preventDefault(); window.location.assign(GO[event.key]); }
+      return;
+    }
+    if (event.key === "g") {
+      pendingG = window.setTimeout(function () { pendingG = null; }, 1500);
+      event.preventDefault();
+    } else if (event.key === "/") {
+      var search = document.querySelector("main input[type=search], main [role=search] input");
+      if (search) { event.preventDefault(); search.focus(); search.select(); }
+    }
+  }, true);
+
+  var palette = (function () {
+    var dialog = null, input = null, list = null, entries = [], shown = [], active = 0;
+    function build() {
+      dialog = document.createElement("dialog");
+      dialog.className = "command-palette";
+      dialog.setAttribute("aria-label", "Command palette");
+      input = document.createElement("input");
+      input.type = "text";
+      input.setAttribute("aria-label", "Type a command");
+      input.setAttribute("role", "combobox");
+      input.setAttribute("aria-controls", "command-palette-list");
+      input.setAttribute("aria-expanded", "true");
+      input.placeholder = "Type a command or a page";
+      list = document.createElement("ul");
+      list.id = "command-palette-list";
+      list.setAttribute("role", "listbox");
+      dialog.appendChild(input);
+      dialog.appendChild(list);
+      document.body.appendChild(dialog);
+      input.addEventListener("input", render);
+      input.addEventListener("keydown", function (event) {
+        if (event.key === "ArrowDown") { active = Math.min(active + 1, shown.length - 1); paint(); event.preventDefault(); }
+        else if (event.key === "ArrowUp") { active = Math.max(active - 1, 0); paint(); event.preventDefault(); }
+        else if (event.key === "Enter") { event.preventDefault(); run(shown[active]); }
+      });
+      list.addEventListener("click", function (event) {
+        var item = event.target.closest("[data-index]");
+        if (item) run(shown[Number(item.getAttribute("data-index"))]);
+      });
+    }
+    function collect() {
+      var found = [];
+      (window.keynavActions ? window.keynavActions() : []).forEach(function (action) {
+        found.push({ label: action.label, hint: action.key, run: action.run });
+      });
+      document.querySelectorAll(".nav-links a[href]").forEach(function (link) {
+        found.push({ label: "Go to " + link.textContent.trim(), hint: "", run: function () { link.click(); } });
+      });
+      var help = document.getElementById("keynav-help");
+      if (help) found.push({ label: "Show the keyboard help", hint: "?", run: function () { help.hidden = false; } });
+      return found;
+    }
+    function render() {
+      var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+      shown = entries.filter(function (entry) {
+        var text = entry.label.toLowerCase();
+        return words.every(function (word) { return text.indexOf(word) >= 0; });
+      });
+      active = 0;
+      list.textContent = "";
+      shown.forEach(function (entry, index) {
+        var item = document.createElement("li");
+        item.setAttribute("role", "option");
+        item.setAttribute("data-index", String(index));
+        item.textContent = entry.label;
+        if (entry.hint) {
+          var kbd = document.createElement("kbd");
+          kbd.textContent = entry.hint;
+          item.appendChild(document.createTextNode(" "));
+          item.appendChild(kbd);
+        }
+        list.appendChild(item);
+      });
+      paint();
+    }
+    function paint() {
+      Array.prototype.forEach.call(list.children, function (item, index) {
+        item.setAttribute("aria-selected", index === active ? "true" : "false");
+        if (index === active) input.setAttribute("aria-activedescendant", item.id = "command-" + index);
+      });
+    }
+    function run(entry) {
+      if (!entry) return;
+      dialog.close();
+      entry.run();
+    }
+    return {
+      toggle: function () {
+        if (!dialog) build();
+        if (dialog.open) { dialog.close(); return; }
+        entries = collect();
+        input.value = "";
+        render();
+        dialog.showModal();
+        input.focus();
+      }
+    };
+  })();
 })();

@@ -237,3 +237,41 @@ def test_the_repro_anchor_lands_on_the_repro_panel(browser_page, django_user_mod
     box = panel.bounding_box()
     assert 0 <= box["y"] < 900
     assert page.errors == []
+
+
+def test_slash_g_and_the_command_palette_reach_search_pages_and_row_actions(
+    browser_page, django_user_model, make
+):
+    user_with_role(django_user_model, "triager", "triagers")
+    issue = queued(make, 1, "Crash in rocBLAS")
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/triage/")
+
+    page.keyboard.press("/")
+    assert page.evaluate("() => document.activeElement.name") == "q"
+    page.keyboard.press("Escape")
+    page.locator("h1").click()
+
+    page.keyboard.press("j")
+    page.keyboard.press("Control+k")
+    palette = page.get_by_role("dialog", name="Command palette")
+    assert palette.is_visible()
+    page.keyboard.type("accept kind")
+    options = palette.get_by_role("option").all_inner_texts()
+    assert options and all("kind" in o.lower() for o in options)
+    page.keyboard.press("Enter")
+    page.locator(f"#queue-row-{issue.pk} [role=status]").wait_for()
+    from triage.models import PredictionCorrection
+
+    assert PredictionCorrection.objects.filter(issue=issue, model_name="kind").exists()
+
+    page.locator("h1").click()
+    page.keyboard.press("g")
+    page.keyboard.press("i")
+    page.wait_for_url("**/issues/")
+    page.keyboard.press("Control+k")
+    page.keyboard.type("go to releases")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/releases/")
+    assert page.errors == []
