@@ -108,6 +108,10 @@ COMMENT_COMMANDS: dict[str, str] = {
     "target": "releases.commands.target_command",
     "backport": "releases.commands.backport_command",
 }
+# Undoing a bulk action of a later stage: `fn(*, issue, undo: dict, user) -> str` (what it did).
+BULK_UNDO: dict[str, str] = {
+    "target": "releases.commands.target_undo",
+}
 
 # --- Beat jobs: `fn()`, idempotent, run whenever beat starts (config/beat_schedules.py) -------
 # Each installs its app's entries in django-celery-beat, leaving an admin's changes alone.

@@ -5,6 +5,8 @@ actor (triage.services.commands says who may command and how it is acknowledged)
 
 from __future__ import annotations
 
+from django.utils import timezone
+
 from releases import calendar, selectors
 from releases.services import backports, targets
 from triage.models import TriageAction
@@ -43,6 +45,26 @@ def target_command(*, issue, argument: str, login: str, ref: str = "", user=None
         after={"train": version, "series": series.name},
     )
     return f"targeted at {series.name} {version}"
+
+
+def target_undo(*, issue, undo: dict, user) -> str:
+    """A bulk "target a train" taken back: the issue's target in that series as it was before
+    (`undo`: {"series", "train" (before; '' none)}), unless it was changed again since."""
+    series = selectors.series_get(undo["series"])
+    target = issue.targets.filter(series=series).first()
+    if target is None or target.train_version != undo.get("after_train", target.train_version):
+        raise CommandRefused("its train target changed since")
+    before = undo.get("train", "")
+    target.train_version, target.set_by, target.updated_at = before, user, timezone.now()
+    target.save(update_fields=["train_version", "set_by", "updated_at"])
+    TriageAction.objects.create(
+        issue=issue,
+        action="train.target",
+        actor=user,
+        before={"train": undo.get("after_train", "")},
+        after={"train": before, "series": series.name, "undo": True},
+    )
+    return f"target back to {before}" if before else "no longer targeted"
 
 
 def backport_command(*, issue, argument: str, login: str, ref: str = "") -> str:

@@ -24,6 +24,7 @@ queue = [
     path("views/", decide.saved_view_create, name="saved-view-create"),
     path("views/<int:pk>/delete/", decide.saved_view_delete, name="saved-view-delete"),
     path("bulk/", decide.triage_bulk, name="triage-bulk-apply"),
+    path("bulk/undo/", decide.triage_bulk_undo, name="triage-bulk-undo"),
 ]
 
 urlpatterns = [

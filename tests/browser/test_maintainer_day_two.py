@@ -275,3 +275,30 @@ def test_slash_g_and_the_command_palette_reach_search_pages_and_row_actions(
     page.keyboard.press("Enter")
     page.wait_for_url("**/releases/")
     assert page.errors == []
+
+
+def test_a_bulk_action_is_previewed_then_applied_then_undone(browser_page, django_user_model, make):
+    from triage.models import PredictionCorrection
+
+    user_with_role(django_user_model, "triager", "triagers")
+    first, second = queued(make, 1, "Crash one"), queued(make, 2, "Crash two")
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/triage/")
+    for issue in (first, second):
+        page.locator(f"#queue-row-{issue.pk} [data-bulk-select]").check()
+    page.get_by_label("With the selected issues").select_option("accept")
+    page.get_by_role("button", name="Preview").click()
+
+    assert page.get_by_text("Nothing has been done yet").is_visible()
+    rows = page.locator("table.bulk-preview tbody tr").all_inner_texts()
+    assert len(rows) == 2 and all("accepted kind bug" in row for row in rows)
+    assert not PredictionCorrection.objects.exists()
+    page.get_by_role("button", name="Apply to these 2 issues").click()
+    page.get_by_text("Accept the predictions: 2 done").wait_for()
+    assert PredictionCorrection.objects.count() == 2
+
+    page.get_by_role("button", name="Undo it").click()
+    page.get_by_text("Undone: 2 done").wait_for()
+    assert not PredictionCorrection.objects.exists()
+    assert page.errors == []

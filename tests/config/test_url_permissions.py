@@ -58,6 +58,7 @@ ACTIONS = {  # url name -> the permission a POST needs
     # each bulk action has its own (triage.permissions.ACTION_PERMISSIONS): deciding is the
     # triagers', targeting a train the release managers'
     "triage-bulk-apply": (TRIAGE, MANAGE_TRAINS),
+    "triage-bulk-undo": (TRIAGE, MANAGE_TRAINS),
     "github-writes-switch": TRIAGE,  # to stop; allowing writes again is an admin's
     "repro-case-approve": APPROVE_REPRO,
     "api-repro-case-approve": APPROVE_REPRO,

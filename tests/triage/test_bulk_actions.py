@@ -159,3 +159,92 @@ def test_each_role_is_offered_and_may_take_exactly_the_bulk_actions_its_permissi
             continue
         text = client.get(reverse("triage-queue")).content.decode()
         assert ("you may not" in text) is not allowed, (role, action)
+
+
+def test_a_preview_says_what_each_issue_would_get_and_keeps_nothing(triager_client, issues):
+    from triage.models import GitHubWrite
+
+    repository = issues[0].repository
+    repository.github_actions = ["dashboard.assign"]
+    repository.save()
+    data = {"ids": [i.pk for i in issues[:2]], "action": "assign", "argument": "@alice"}
+    page = triager_client.post(URL, {**data, "preview": "1"}).content.decode()
+
+    assert "Nothing has been done yet" in page
+    for issue in issues[:2]:  # the writes it would make, and their fate (the repository's dry run)
+        assert f"<li>assign alice to {issue.reference} (planned (dry run))</li>" in page
+    assert not GitHubWrite.objects.exists() and not TriageAction.objects.exists()
+    assert "Apply to these 2 issues" in page
+
+    text = triager_client.post(URL, {"ids": [issues[2].pk], "action": "accept", "preview": "1"})
+    assert not PredictionCorrection.objects.exists()
+    assert "accepted kind bug" in text.content.decode()
+
+
+def test_a_bulk_decision_is_undone_in_one_click_and_only_once(triager_client, issues):
+    bulk(triager_client, issues, "accept")
+    assert PredictionCorrection.objects.count() == 3
+    page = triager_client.get(reverse("triage-queue")).content.decode()
+    assert "Your last bulk action: Accept the predictions on 3 issues." in page
+    batch = TriageAction.objects.filter(action="bulk.accept").first().after["batch"]
+
+    answer = triager_client.post("/triage/bulk/undo/", {"batch": batch}, follow=True)
+    assert "Undone: 3 done" in answer.content.decode()
+    assert not PredictionCorrection.objects.exists()
+    kinds = IssuePrediction.objects.filter(model_name="kind")  # predicted again, undecided
+    assert kinds.count() == 3 and not any((p.evidence or {}).get("decided_by") for p in kinds)
+    assert "Your last bulk action" not in answer.content.decode()
+    again = triager_client.post("/triage/bulk/undo/", {"batch": batch}, follow=True)
+    assert "undone already" in again.content.decode()
+
+
+def test_undo_leaves_a_decision_someone_took_again_since(triager_client, issues, make):
+    from django.contrib.auth import get_user_model
+
+    from tests.conftest import user_with_role
+    from triage.services import classification
+
+    bulk(triager_client, issues[:2], "priority", "90")
+    other = user_with_role(get_user_model(), "other", "triagers")
+    classification.prediction_correct(issue=issues[0], model_name="kind", label="docs", user=other)
+    from triage.services import priority
+
+    priority.priority_override(issue=issues[0], label="10", user=other)
+    batch = TriageAction.objects.filter(action="bulk.priority").first().after["batch"]
+    text = triager_client.post("/triage/bulk/undo/", {"batch": batch}, follow=True)
+    text = text.content.decode()
+    assert "1 done, 1 refused" in text and "decided again since" in text
+    issues[0].refresh_from_db()
+    issues[1].refresh_from_db()
+    assert issues[0].priority_score == 10  # the other triager's stays
+    assert issues[1].priority_score != 90  # back to the computed one
+
+
+def test_a_release_managers_bulk_target_is_undone_to_the_train_before(
+    release_manager_client, issues, series_rocm
+):
+    from releases.services.targets import target_set
+
+    target_set(issue=issues[0], series=series_rocm, version="7.8")
+    bulk(release_manager_client, issues[:2], "target", "7.9")
+    batch = TriageAction.objects.filter(action="bulk.target").first().after["batch"]
+    release_manager_client.post("/triage/bulk/undo/", {"batch": batch})
+    trains = dict(series_rocm.targets.values_list("issue__number", "train_version"))
+    assert trains == {31: "7.8", 32: ""}
+
+
+def test_a_bulk_assignment_is_undone_through_the_outbox(triager_client, issues):
+    from triage.models import GitHubWrite
+
+    repository = issues[0].repository
+    repository.github_actions = ["dashboard.assign"]
+    repository.github_dry_run = True
+    repository.save()
+    bulk(triager_client, issues[:1], "assign", "@alice")
+    batch = TriageAction.objects.filter(action="bulk.assign").first().after["batch"]
+    text = triager_client.post("/triage/bulk/undo/", {"batch": batch}, follow=True)
+    assert "Undone: 1 done" in text.content.decode()
+    undone = TriageAction.objects.get(action="bulk.undo")
+    assert undone.after["detail"] == "unassign alice (planned (dry run))"
+    writes = GitHubWrite.objects.filter(issue=issues[0]).order_by("pk")
+    assert [w.operation for w in writes] == ["assign", "unassign"]

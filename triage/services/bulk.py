@@ -4,19 +4,28 @@ Each issue goes through the same service a single click calls (so each is record
 the models alike), and one TriageAction per issue records the bulk action, what it was given and
 what became of it there. An issue the action cannot apply to is refused with why; the others
 are done, or, where the write to GitHub was only planned (the repository's dry run), planned.
+
+A preview runs the very same services in a transaction that is rolled back: it says exactly
+what each issue would get and which writes to GitHub would be made (or skipped, or only
+planned), and nothing of it stays, nor is anything sent. An applied bulk action is one batch
+(TriageAction.after["batch"]) its author can undo within classification.UNDO_WINDOW: decisions
+are taken back (each still the latest of its model), assignments reversed through the outbox,
+train targets restored; an ask for information, once posted, is not taken back.
 """
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.utils import timezone
 
 from classifiers import registry
 from config import wiring
-from triage.models import GitHubWrite, Issue, IssuePrediction, TriageAction
+from triage.models import GitHubWrite, Issue, IssuePrediction, PredictionCorrection, TriageAction
 from triage.permissions import ACTION_PERMISSIONS, may
-from triage.services import assignment, classification, needs_info, priority
+from triage.services import assignment, classification, needs_info, outbox, priority
 from triage.services.commands import CommandRefused, WriteSkipped
 
 ACTIONS = {
@@ -48,6 +57,10 @@ class BulkReport:
     done: list[str] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)  # written to GitHub in a dry run: not done
     refused: list[str] = field(default_factory=list)
+    batch: str = ""
+    preview: bool = False
+    # a preview's rows: (issue reference, would be: done | planned | refused, detail, [writes])
+    rows: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
 
     def summary(self) -> str:
         text = f"{len(self.done)} done" if self.done or not self.planned else ""
@@ -150,6 +163,40 @@ def _target(issue: Issue, argument: str, user) -> str:
     return handler(issue=issue, argument=argument, login="", ref="", user=user)
 
 
+def _undo_info(action: str, issue: Issue, *, last_correction: int, last_action: int) -> dict:
+    """What undoing this action on `issue` needs, read from what the action just recorded."""
+    if action in ("accept", "duplicate", "priority"):
+        return {
+            "corrections": list(
+                PredictionCorrection.objects.filter(
+                    issue=issue, pk__gt=last_correction
+                ).values_list("pk", flat=True)
+            )
+        }
+    if action in ("assign", "unassign"):
+        write = (
+            GitHubWrite.objects.filter(issue=issue, action="dashboard.assign")
+            .order_by("-pk")
+            .first()
+        )
+        return {"assignees": (write.payload or {}).get("assignees", []) if write else []}
+    if action == "target":
+        row = (
+            TriageAction.objects.filter(issue=issue, action="train.target", pk__gt=last_action)
+            .order_by("-pk")
+            .first()
+        )
+        if row is None:
+            return {}
+        after = row.after or {}
+        return {
+            "series": after.get("series", ""),
+            "train": (row.before or {}).get("train", ""),  # before the bulk action
+            "after_train": after.get("train", ""),
+        }
+    return {}
+
+
 HANDLERS = {
     "accept": _accept,
     "duplicate": _duplicate,
@@ -161,8 +208,33 @@ HANDLERS = {
 }
 
 
-def bulk_apply(*, issue_ids: list[int], action: str, argument: str, user) -> BulkReport:
-    """Apply `action` to each open issue of `issue_ids` (at most MAX_ISSUES)."""
+class _Preview(Exception):
+    """Raised at the end of a preview to roll everything it did back."""
+
+
+def bulk_apply(
+    *, issue_ids: list[int], action: str, argument: str, user, preview: bool = False
+) -> BulkReport:
+    """Apply `action` to each open issue of `issue_ids` (at most MAX_ISSUES); with `preview`,
+    say what it would do and keep nothing."""
+    if not preview:
+        return _bulk_apply(issue_ids=issue_ids, action=action, argument=argument, user=user)
+    report = None
+    try:
+        with transaction.atomic():
+            report = _bulk_apply(
+                issue_ids=issue_ids, action=action, argument=argument, user=user, preview=True
+            )
+            raise _Preview
+    except _Preview:
+        pass
+    report.preview = True
+    return report
+
+
+def _bulk_apply(
+    *, issue_ids: list[int], action: str, argument: str, user, preview: bool = False
+) -> BulkReport:
     if action not in HANDLERS:
         raise BulkError(f"choose an action: {', '.join(ACTIONS)}")
     if not may(user, action):
@@ -176,16 +248,23 @@ def bulk_apply(*, issue_ids: list[int], action: str, argument: str, user) -> Bul
         raise BulkError("select at least one issue")
     if len(ids) > MAX_ISSUES:
         raise BulkError(f"at most {MAX_ISSUES} issues at once")
-    report = BulkReport()
+    report = BulkReport(batch=uuid.uuid4().hex)
     issues = Issue.objects.filter(
         pk__in=ids, is_pull_request=False, deleted_at__isnull=True, state=Issue.State.OPEN
     ).select_related("repository", "author")
     for issue in issues:
+        last_correction = _last_pk(PredictionCorrection)
+        last_action = _last_pk(TriageAction)
+        last_write = _last_pk(GitHubWrite)
+        undo = {}
         try:
             with transaction.atomic():
                 try:
                     result = HANDLERS[action](issue, argument.strip(), user)
                     status, detail = result if isinstance(result, tuple) else ("done", result)
+                    undo = _undo_info(
+                        action, issue, last_correction=last_correction, last_action=last_action
+                    )
                 except WriteSkipped as exc:  # the outbox's audit row of the decision stays
                     detail, status = str(exc), "refused"
         except CommandRefused as exc:
@@ -194,7 +273,110 @@ def bulk_apply(*, issue_ids: list[int], action: str, argument: str, user) -> Bul
             issue=issue,
             actor=user,
             action=f"bulk.{action}",
-            after={"argument": argument[:200], "status": status, "detail": detail[:500]},
+            after={
+                "argument": argument[:200],
+                "status": status,
+                "detail": detail[:500],
+                "batch": report.batch,
+                "undo": undo,
+            },
+        )
+        getattr(report, status).append(f"{issue.reference}: {detail}")
+        if preview:
+            writes = GitHubWrite.objects.filter(issue=issue, pk__gt=last_write).select_related(
+                "issue__repository", "repository"
+            )
+            said = [f"{outbox.describe(w)} ({w.get_status_display()})" for w in writes]
+            report.rows.append((issue.reference, status, detail, said))
+    return report
+
+
+def _last_pk(model) -> int:
+    return model.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+UNDONE = "bulk.undo"
+
+
+def last_batch(*, user) -> dict | None:
+    """The user's latest bulk batch that can still be undone: {batch, action, label, issues}."""
+    since = timezone.now() - classification.UNDO_WINDOW
+    row = (
+        TriageAction.objects.filter(actor=user, action__startswith="bulk.", created_at__gte=since)
+        .exclude(action=UNDONE)
+        .order_by("-pk")
+        .first()
+    )
+    batch = (row.after or {}).get("batch") if row else None
+    if not batch or TriageAction.objects.filter(action=UNDONE, after__batch=batch).exists():
+        return None
+    action = row.action.removeprefix("bulk.")
+    rows = TriageAction.objects.filter(action=row.action, after__batch=batch)
+    taken = [r for r in rows if (r.after or {}).get("status") in ("done", "planned")]
+    if not taken or action == "needinfo":
+        return None
+    return {"batch": batch, "action": action, "label": ACTIONS[action], "issues": len(taken)}
+
+
+def bulk_undo(*, batch: str, user) -> BulkReport:
+    """Undo what the user's bulk batch did, issue by issue, as far as it can be undone."""
+    since = timezone.now() - classification.UNDO_WINDOW
+    rows = list(
+        TriageAction.objects.filter(actor=user, action__startswith="bulk.", after__batch=batch)
+        .exclude(action=UNDONE)
+        .select_related("issue__repository")
+    )
+    if not rows:
+        raise BulkError("no bulk action of yours to undo")
+    if TriageAction.objects.filter(action=UNDONE, after__batch=batch).exists():
+        raise BulkError("this bulk action was undone already")
+    if any(row.created_at < since for row in rows):
+        minutes = int(classification.UNDO_WINDOW.total_seconds() // 60)
+        raise BulkError(f"a bulk action can be undone within {minutes} minutes")
+    report = BulkReport(batch=batch)
+    for row in rows:
+        issue, after = row.issue, row.after or {}
+        action = row.action.removeprefix("bulk.")
+        if after.get("status") not in ("done", "planned"):
+            continue
+        try:
+            with transaction.atomic():
+                detail = _undo_one(action, issue, after.get("undo") or {}, user)
+            status = "done"
+        except (CommandRefused, classification.UndoError) as exc:
+            detail, status = str(exc), "refused"
+        TriageAction.objects.create(
+            issue=issue,
+            actor=user,
+            action=UNDONE,
+            after={"batch": batch, "of": action, "status": status, "detail": detail[:500]},
         )
         getattr(report, status).append(f"{issue.reference}: {detail}")
     return report
+
+
+def _undo_one(action: str, issue: Issue, undo: dict, user) -> str:
+    if action in ("accept", "duplicate", "priority"):
+        corrections = list(
+            PredictionCorrection.objects.filter(pk__in=undo.get("corrections", [])).select_related(
+                "issue"
+            )
+        )
+        if not corrections:
+            raise CommandRefused("nothing of it is left to undo")
+        return "; ".join(classification.decisions_undo(corrections=corrections, user=user))
+    if action in ("assign", "unassign"):
+        logins = undo.get("assignees") or []
+        if not logins:
+            raise CommandRefused("nothing was assigned")
+        write = assignment.issue_assignees_change(
+            issue=issue, logins=logins, user=user, unassign=action == "assign"
+        )
+        if write.status == write.Status.SKIPPED:
+            raise WriteSkipped(write.detail)
+        verb = "unassign" if action == "assign" else "assign again"
+        return f"{verb} {', '.join(logins)} ({write.get_status_display()})"
+    if action == "target" and undo.get("series"):
+        handler = wiring.load(wiring.BULK_UNDO["target"])
+        return handler(issue=issue, undo=undo, user=user)
+    raise CommandRefused(f"{ACTIONS.get(action, action).lower()} is not taken back")

@@ -462,6 +462,29 @@ def decision_undo(*, correction: PredictionCorrection, user) -> str:
             "only your own latest decision on an issue can be undone, within "
             f"{int(UNDO_WINDOW.total_seconds() // 60)} minutes"
         )
+    return _undo(correction=correction, user=user)
+
+
+@transaction.atomic
+def decisions_undo(*, corrections: list[PredictionCorrection], user) -> list[str]:
+    """Take back several of one's own decisions on an issue at once (a bulk action's): each
+    within UNDO_WINDOW and still the latest decision of its model there."""
+    said = []
+    since = timezone.now() - UNDO_WINDOW
+    for correction in corrections:
+        later = PredictionCorrection.objects.filter(
+            issue_id=correction.issue_id, model_name=correction.model_name, pk__gt=correction.pk
+        ).exists()
+        if correction.user_id != user.pk or correction.created_at < since or later:
+            raise UndoError(
+                f"{correction.model_name}: decided again since, or more than "
+                f"{int(UNDO_WINDOW.total_seconds() // 60)} minutes ago"
+            )
+        said.append(_undo(correction=correction, user=user))
+    return said
+
+
+def _undo(*, correction: PredictionCorrection, user) -> str:
     issue, model_name = correction.issue, correction.model_name
     TriageAction.objects.create(
         issue=issue,

@@ -139,6 +139,7 @@ def triage_queue(request):
         "query": _queue_query(request),
         "mine_without_login": mine_without_login,
         "bulk_actions": bulk.actions_for(request.user),
+        "last_bulk": bulk.last_batch(user=request.user),
     }
     return render(request, "triage/triage_queue.html", context)
 
@@ -359,17 +360,43 @@ def triage_bulk(request):
     if not bulk.actions_for(request.user):
         raise PermissionDenied
     ids = [int(i) for i in request.POST.getlist("ids") if i.isdigit()]
+    action, argument = request.POST.get("action", ""), request.POST.get("argument", "")[:400]
+    query = request.POST.get("query", "")[:1000]
+    preview = request.POST.get("preview") == "1"
     try:
         report = bulk.bulk_apply(
-            issue_ids=ids,
-            action=request.POST.get("action", ""),
-            argument=request.POST.get("argument", "")[:400],
-            user=request.user,
+            issue_ids=ids, action=action, argument=argument, user=request.user, preview=preview
         )
     except bulk.BulkError as exc:
         messages.error(request, str(exc))
     else:
+        if preview:  # what it would do, issue by issue, and the writes to GitHub; nothing kept
+            context = {
+                "report": report,
+                "label": bulk.ACTIONS[action],
+                "action": action,
+                "argument": argument,
+                "ids": ids,
+                "query": query,
+            }
+            return render(request, "triage/bulk_preview.html", context)
         level = messages.success if not report.refused else messages.warning
-        level(request, f"{bulk.ACTIONS[request.POST['action']]}: {report.summary()}")
+        level(request, f"{bulk.ACTIONS[action]}: {report.summary()}")
+    return redirect(f"{reverse('triage-queue')}?{query}" if query else "triage-queue")
+
+
+@login_required
+@require_POST
+def triage_bulk_undo(request):
+    """Undo the user's latest bulk action (its batch), as far as it can be undone."""
+    if not bulk.actions_for(request.user):
+        raise PermissionDenied
+    try:
+        report = bulk.bulk_undo(batch=request.POST.get("batch", "")[:64], user=request.user)
+    except bulk.BulkError as exc:
+        messages.error(request, str(exc))
+    else:
+        level = messages.success if not report.refused else messages.warning
+        level(request, f"Undone: {report.summary()}")
     query = request.POST.get("query", "")[:1000]
     return redirect(f"{reverse('triage-queue')}?{query}" if query else "triage-queue")
