@@ -302,3 +302,23 @@ def test_a_bulk_action_is_previewed_then_applied_then_undone(browser_page, djang
     page.get_by_text("Undone: 2 done").wait_for()
     assert not PredictionCorrection.objects.exists()
     assert page.errors == []
+
+
+def test_a_row_decided_out_of_the_view_says_so_and_the_count_follows_without_a_reload(
+    browser_page, django_user_model, make
+):
+    user_with_role(django_user_model, "triager", "triagers")
+    first, second = queued(make, 1, "Crash one"), queued(make, 2, "Crash two")
+    page = browser_page
+    log_in(page, "triager", "pw-triager-1")
+    page.goto("/triage/?kind=bug")
+    loads = page.evaluate("() => performance.getEntriesByType('navigation').length")
+    assert page.locator("#result-count").inner_text() == "2 issues"
+
+    row = page.locator(f"#queue-row-{first.pk}")
+    row.locator("select[id^=correct-kind-]").select_option("docs")
+    row.get_by_text("No longer in this view").wait_for()
+    assert page.locator("#result-count").inner_text() == "1 issue"
+    assert page.locator(f"#queue-row-{second.pk}").get_by_text("No longer").count() == 0
+    assert page.evaluate("() => performance.getEntriesByType('navigation').length") == loads
+    assert page.errors == []

@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
@@ -196,6 +196,7 @@ def queue_row_response(request, issue, *, undo: bool = True):
     if issue is None:  # no longer in the queue (closed, say): the row goes
         return HttpResponse("")
     row = queue_rows([issue], request=request)[0]
+    view = _queue_view_after_decision(request, issue)
     undoable = (
         classification.undoable_corrections(issue_ids=[issue.id], user=request.user).get(issue.id)
         if undo
@@ -206,8 +207,24 @@ def queue_row_response(request, issue, *, undo: bool = True):
         "decided": decided,
         "undo": undoable,
         "bulk_actions": bulk.actions_for(request.user),
+        **view,
     }
     return render(request, "triage/_queue_row.html", context)
+
+
+def _queue_view_after_decision(request, issue) -> dict:
+    """Whether the decided issue still belongs to the queue as the triager filtered it (the
+    row's forms send the filters: hx-include), and how many do now: the row says it left the
+    view and the count changes at once, not at the next reload."""
+    if "query" not in request.POST:
+        return {}
+    form = QueueFilterForm(QueryDict(request.POST["query"][:1000]))
+    form.is_valid()
+    preference = UserPreference.objects.filter(user=request.user).first()
+    issues = selectors.triage_queue(
+        **form.filters(login=preference.github_login if preference else "")
+    )
+    return {"left_view": not issues.filter(pk=issue.pk).exists(), "view_count": issues.count()}
 
 
 @require_POST
