@@ -67,6 +67,7 @@ ISSUE_PANELS: list[str] = [
     "releases.panels.fixed_in_panel",
     "triage.panels.github.known_errors_panel",  # proposals; on a canonical issue, its reports
     "triage.panels.github.github_panel",  # needs-info, writes to GitHub, comment commands
+    "triage.panels.github.issue_acts_panel",  # reply, close, reopen, labels (triagers)
 ]
 # Home page ("what needs a maintainer today"): `panel(*, request) -> Panel | None`.
 HOME_PANELS: list[str] = [

@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 from triage.views import classification as decide
-from triage.views import classifier_models, issues, social
+from triage.views import classifier_models, issue_acts, issues, social
 from triage.views import settings as settings_views
 
 # One issue's page and what a triager decides on it, below issues/<owner>/<name>/<number>/.
@@ -9,6 +9,10 @@ issue = [
     path("", issues.issue_detail, name="issue-detail"),
     path("comments/<str:comment_id>/", issues.issue_comment, name="issue-comment"),
     path("assignees/", decide.issue_assignees_set, name="issue-assignees-set"),
+    path("reply/", issue_acts.issue_reply, name="issue-reply-set"),
+    path("reply/preview/", issue_acts.reply_preview, name="issue-reply-preview"),
+    path("state/", issue_acts.issue_state, name="issue-state-set"),
+    path("labels/", issue_acts.issue_labels, name="issue-labels-set"),
     path("predictions/<str:model_name>/", decide.prediction_decide, name="prediction-decide"),
 ]
 

@@ -54,6 +54,14 @@ ACTIONS = {  # url name -> the permission a POST needs
     "models-retrain": TRIAGE,
     "known-error-decide": TRIAGE,
     "issue-assignees-set": TRIAGE,
+    "issue-reply-set": TRIAGE,
+    "issue-reply-preview": TRIAGE,
+    "issue-state-set": TRIAGE,
+    "issue-labels-set": TRIAGE,
+    "api-issue-reply-set": TRIAGE,
+    "api-issue-close-set": TRIAGE,
+    "api-issue-reopen-set": TRIAGE,
+    "api-issue-labels-set": TRIAGE,
     "decision-undo": TRIAGE,
     # each bulk action has its own (triage.permissions.ACTION_PERMISSIONS): deciding is the
     # triagers', targeting a train the release managers'

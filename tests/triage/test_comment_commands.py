@@ -253,3 +253,36 @@ def test_a_collaborators_refused_lines_are_answered_in_one_reply_quoted_inertly(
     [reply] = [c for c in emulator.comments(REPO, 9) if c["user"]["login"] == BOT]
     assert "`/kind buggˋ@team` was not applied" in reply["body"]
     assert "`/priority urgent` was not applied" in reply["body"]
+
+
+def test_close_reopen_label_and_unlabel_on_github(
+    make, emulator, issue, django_capture_on_commit_callbacks
+):
+    for name in ("bug", "question"):
+        emulator.add_label(REPO, name)
+        make.label(name, repository=issue.repository)
+    comment(make, emulator, issue, "/label bug, question\n/close not planned")
+    report = run(issue, django_capture_on_commit_callbacks)
+    assert len(report.done) == 2, report.refused
+    on_github = emulator.issue(REPO, 9)
+    assert (on_github["state"], on_github["state_reason"]) == ("closed", "not_planned")
+    assert sorted(lb["name"] for lb in on_github["labels"]) == ["bug", "question"]
+    assert TriageAction.objects.get(action="issue.close").github_login == "maintainer1"
+
+    issue.refresh_from_db()
+    comment(make, emulator, issue, "/reopen\n/unlabel question\n/label wontfix")
+    report = run(issue, django_capture_on_commit_callbacks)
+    assert len(report.done) == 2 and "has no label 'wontfix'" in report.refused[0]
+    on_github = emulator.issue(REPO, 9)
+    assert on_github["state"] == "open" and [lb["name"] for lb in on_github["labels"]] == ["bug"]
+
+
+def test_duplicate_closes_on_github_as_a_duplicate_where_opted_in(
+    make, emulator, issue, django_capture_on_commit_callbacks
+):
+    make.issue(repository=issue.repository, number=3, title="gemm wrong on gfx942")
+    comment(make, emulator, issue, "/duplicate #3")
+    run(issue, django_capture_on_commit_callbacks)
+    assert emulator.issue(REPO, 9)["state_reason"] == "duplicate"
+    assert "Duplicate of #3" in [c["body"] for c in emulator.comments(REPO, 9)]
+    assert PredictionCorrection.objects.filter(issue=issue, model_name="duplicates").count() == 1

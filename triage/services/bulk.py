@@ -25,7 +25,7 @@ from classifiers import registry
 from config import wiring
 from triage.models import GitHubWrite, Issue, IssuePrediction, PredictionCorrection, TriageAction
 from triage.permissions import ACTION_PERMISSIONS, may
-from triage.services import assignment, classification, needs_info, outbox, priority
+from triage.services import assignment, classification, issue_acts, needs_info, outbox, priority
 from triage.services.commands import CommandRefused, WriteSkipped
 
 ACTIONS = {
@@ -35,6 +35,9 @@ ACTIONS = {
     "assign": "Assign (on GitHub)",
     "unassign": "Unassign (on GitHub)",
     "needinfo": "Ask for information",
+    "close": "Close (on GitHub)",
+    "label": "Add labels (on GitHub)",
+    "unlabel": "Remove labels (on GitHub)",
     "target": "Target a train",
 }
 MAX_ISSUES = 100
@@ -180,6 +183,15 @@ def _undo_info(action: str, issue: Issue, *, last_correction: int, last_action: 
             .first()
         )
         return {"assignees": (write.payload or {}).get("assignees", []) if write else []}
+    if action in ("label", "unlabel"):
+        row = (
+            TriageAction.objects.filter(issue=issue, action="issue.labels", pk__gt=last_action)
+            .order_by("-pk")
+            .first()
+        )
+        return {"labels": (row.after or {}).get("remove" if action == "unlabel" else "add", [])}
+    if action == "close":
+        return {"reopen": True}
     if action == "target":
         row = (
             TriageAction.objects.filter(issue=issue, action="train.target", pk__gt=last_action)
@@ -197,6 +209,41 @@ def _undo_info(action: str, issue: Issue, *, last_correction: int, last_action: 
     return {}
 
 
+def _acted(writes, detail: str):
+    writes = writes if isinstance(writes, list) else [writes]
+    skipped = [w for w in writes if w.status == GitHubWrite.Status.SKIPPED]
+    if skipped:
+        raise WriteSkipped(skipped[0].detail)
+    planned = all(w.status == GitHubWrite.Status.PLANNED for w in writes)
+    return ("planned" if planned else "done"), detail
+
+
+def _close(issue: Issue, argument: str, user):
+    """Argument: empty or "completed", "not planned", "duplicate #N"."""
+    reason, duplicate_of = issue_acts.close_argument(argument)
+    try:
+        writes = issue_acts.issue_close(
+            issue=issue, reason=reason, user=user, duplicate_of=duplicate_of
+        )
+    except issue_acts.ActRefused as exc:
+        raise CommandRefused(str(exc)) from None
+    return _acted(writes, f"close as {issue_acts.CLOSE_REASONS[reason]}")
+
+
+def _labels(remove: bool):
+    def handle(issue: Issue, argument: str, user):
+        try:
+            labels, writes = issue_acts.labels_named_change(
+                issue=issue, text=argument, remove=remove, user=user
+            )
+        except issue_acts.ActRefused as exc:
+            raise CommandRefused(str(exc)) from None
+        names = ", ".join(label.name for label in labels)
+        return _acted(writes, f"{'remove' if remove else 'add'} {names}")
+
+    return handle
+
+
 HANDLERS = {
     "accept": _accept,
     "duplicate": _duplicate,
@@ -204,6 +251,9 @@ HANDLERS = {
     "assign": _assign,
     "unassign": _unassign,
     "needinfo": _needinfo,
+    "close": _close,
+    "label": _labels(remove=False),
+    "unlabel": _labels(remove=True),
     "target": _target,
 }
 
@@ -241,7 +291,9 @@ def _bulk_apply(
         raise BulkError(
             f"{ACTIONS[action].lower()}: you may not (it needs {ACTION_PERMISSIONS[action]})"
         )
-    if action in ("duplicate", "priority", "assign", "target") and not argument.strip():
+    if action in ("duplicate", "priority", "assign", "target", "label", "unlabel") and not (
+        argument.strip()
+    ):
         raise BulkError(f"{ACTIONS[action].lower()}: say what (the field after the action)")
     ids = list(dict.fromkeys(issue_ids))
     if not ids:
@@ -376,6 +428,24 @@ def _undo_one(action: str, issue: Issue, undo: dict, user) -> str:
             raise WriteSkipped(write.detail)
         verb = "unassign" if action == "assign" else "assign again"
         return f"{verb} {', '.join(logins)} ({write.get_status_display()})"
+    if action in ("label", "unlabel") and undo.get("labels"):
+        labels = issue_acts.labels_parse(issue, ",".join(undo["labels"]))
+        try:
+            writes = issue_acts.issue_labels_change(
+                issue=issue,
+                add=labels if action == "unlabel" else [],
+                remove=labels if action == "label" else [],
+                user=user,
+            )
+        except issue_acts.ActRefused as exc:
+            raise CommandRefused(str(exc)) from None
+        return issue_acts.said(writes)
+    if action == "close" and undo.get("reopen"):
+        issue.refresh_from_db()
+        try:
+            return issue_acts.said(issue_acts.issue_reopen(issue=issue, user=user))
+        except issue_acts.ActRefused as exc:
+            raise CommandRefused(str(exc)) from None
     if action == "target" and undo.get("series"):
         handler = wiring.load(wiring.BULK_UNDO["target"])
         return handler(issue=issue, undo=undo, user=user)

@@ -14,6 +14,9 @@ before, after), with the collaborator's GitHub login as the actor, so `/kind`, `
     /priority N | auto                    the priority override
     /needinfo                             ask the reporter for the missing facts (needs-info)
     /assign @user [@user...]              assign on GitHub (through the outbox, opted in)
+    /close [not planned | duplicate #N]   close on GitHub (dashboard.state, opted in)
+    /reopen                               reopen on GitHub (dashboard.state)
+    /label NAME, NAME  /unlabel NAME      the repository's labels (dashboard.label)
 
 and the commands of later stages (config/wiring.py COMMENT_COMMANDS: `/target 7.9`,
 `/backport 7.9`). `/repro` is kernels_ci's and keeps its own handling. A done command is
@@ -46,6 +49,7 @@ from triage.models import (
 from triage.services import (
     assignment,
     classification,
+    issue_acts,
     needs_info,
     outbox,
     priority,
@@ -54,7 +58,19 @@ from triage.services import (
 )
 
 Op = GitHubWrite.Operation
-TRIAGE_COMMANDS = ("kind", "component", "severity", "duplicate", "priority", "needinfo", "assign")
+TRIAGE_COMMANDS = (
+    "kind",
+    "component",
+    "severity",
+    "duplicate",
+    "priority",
+    "needinfo",
+    "assign",
+    "close",
+    "reopen",
+    "label",
+    "unlabel",
+)
 COMMAND_LINE = linear_re.compile(r"(?m)^[ \t]*/([a-z]{2,20})\b([^\n]{0,250})")
 MAX_COMMANDS = 10  # per comment
 ISSUE_REF = linear_re.compile(r"^(?:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#(\d{1,9})$")
@@ -127,7 +143,64 @@ def _duplicate(*, issue: Issue, argument: str, login: str, ref: str = "") -> str
         )
     except classification.CorrectionError:
         raise CommandRefused(f"{reference} is not an issue this service knows") from None
+    if issue.state == Issue.State.OPEN and outbox.opted_in(issue.repository, "dashboard.state"):
+        try:  # and closed on GitHub as a duplicate, where the repository opted in to that
+            writes = issue_acts.issue_close(
+                issue=issue,
+                reason="duplicate",
+                user=None,
+                duplicate_of=reference,
+                login=login,
+                record_decision=False,
+            )
+        except issue_acts.ActRefused as exc:
+            return f"duplicate of {reference} (not closed: {exc})"
+        return f"duplicate of {reference}; {issue_acts.said(writes)}"
     return f"duplicate of {reference}"
+
+
+def _skipped(writes) -> None:
+    writes = writes if isinstance(writes, list) else [writes]
+    skipped = [w for w in writes if w.status == GitHubWrite.Status.SKIPPED]
+    if skipped:
+        raise WriteSkipped(skipped[0].detail)
+
+
+def _close(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
+    """`/close`, `/close not planned`, `/close duplicate #N`."""
+    reason, duplicate_of = issue_acts.close_argument(argument)
+    try:
+        writes = issue_acts.issue_close(
+            issue=issue, reason=reason, user=None, duplicate_of=duplicate_of, login=login
+        )
+    except issue_acts.ActRefused as exc:
+        raise CommandRefused(f"{exc}: /close, /close not planned, /close duplicate #N") from None
+    _skipped(writes)
+    return issue_acts.said(writes)
+
+
+def _reopen(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
+    try:
+        write = issue_acts.issue_reopen(issue=issue, user=None, login=login)
+    except issue_acts.ActRefused as exc:
+        raise CommandRefused(str(exc)) from None
+    _skipped(write)
+    return issue_acts.said(write)
+
+
+def _labels_command(*, remove: bool):
+    def handle(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
+        try:
+            _, writes = issue_acts.labels_named_change(
+                issue=issue, text=argument, remove=remove, user=None, login=login
+            )
+        except issue_acts.ActRefused as exc:
+            verb = "unlabel" if remove else "label"
+            raise CommandRefused(f"{exc}: /{verb} NAME, NAME") from None
+        _skipped(writes)
+        return issue_acts.said(writes)
+
+    return handle
 
 
 def _priority(*, issue: Issue, argument: str, login: str, ref: str = "") -> str:
@@ -192,6 +265,10 @@ TRIAGE_HANDLERS = {
     "priority": _priority,
     "needinfo": _needinfo,
     "assign": _assign,
+    "close": _close,
+    "reopen": _reopen,
+    "label": _labels_command(remove=False),
+    "unlabel": _labels_command(remove=True),
 }
 
 

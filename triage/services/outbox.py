@@ -71,6 +71,11 @@ ACTIONS: dict[str, str] = {
     "commands.reply": "acknowledge a comment command with a reaction, or reply why it was refused",
     "commands.assign": "assign on GitHub whom /assign names",
     "dashboard.assign": "assign and unassign from the dashboard (the issue page, the queue)",
+    "dashboard.reply": "post a maintainer's reply from the dashboard (the issue page, the API)",
+    "dashboard.state": "close (completed, not planned, duplicate) and reopen from the dashboard, "
+    "the API and the /close, /reopen and /duplicate commands",
+    "dashboard.label": "add and remove the repository's labels from the dashboard, the API and "
+    "the /label and /unlabel commands",
     "ownership.assign": "assign an issue to its owners (users, not teams) once its component is "
     "confident or decided",
     "ownership.request_review": "request reviews of a pull request from the owners of its "
