@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from django.urls import reverse
-
 from kernels_ci import selectors
 from kernels_ci.expectations import ExpectedError
 from kernels_ci.services.runs import reporter_versions
@@ -46,14 +44,7 @@ QUEUE_REVIEW_LIMIT = 20_000
 
 
 def queue_cell_context(case, *, can_approve: bool) -> dict:
-    issue = case.issue
-    repo = issue.repository
-    return {
-        "case": case,
-        "can_approve": can_approve,
-        "review_limit": QUEUE_REVIEW_LIMIT,
-        "issue_url": reverse("issue-detail", args=[repo.owner, repo.name, issue.number]),
-    }
+    return {"case": case, "can_approve": can_approve, "review_limit": QUEUE_REVIEW_LIMIT}
 
 
 def queue_repro_cells(*, issue_ids: list[int], request) -> dict[int, Panel]:
