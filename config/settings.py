@@ -157,6 +157,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "config.context_processors.polling",
             ],
         },
     },
@@ -467,6 +468,10 @@ X_MONTHLY_POST_BUDGET = env_int("X_MONTHLY_POST_BUDGET", 10000)
 # Spikes: an hour above mean + 3 standard deviations of the trailing 14 days, and at least this.
 SPIKE_MIN_POSTS = env_int("SPIKE_MIN_POSTS", 10)
 SPIKE_EMAIL_RECIPIENTS = env_list("SPIKE_EMAIL_RECIPIENTS")
+# Inboxes (triage/services/inbox.py): how often the page and the menu's count ask for news, and
+# the inbox's address for the e-mails (empty: the e-mails name no link).
+INBOX_POLL_SECONDS = int(env("INBOX_POLL_SECONDS", "30"))
+INBOX_URL = env("INBOX_URL", "")
 SPIKE_SLACK_WEBHOOK_URL = env("SPIKE_SLACK_WEBHOOK_URL", "")
 EMAIL_BACKEND = env("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
 EMAIL_HOST = env("EMAIL_HOST", "localhost")

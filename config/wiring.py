@@ -27,6 +27,7 @@ AFTER_ISSUES_CHANGED: list[str] = [
 AFTER_COMMENTS_CHANGED: list[str] = [  # ids of the issues whose comments changed
     "kernels_ci.tasks.cases_refresh",  # `/repro` comments by collaborators approve and run
     "triage.tasks.run_comment_commands",  # `/kind bug`, `/assign @a` ... by collaborators
+    "triage.tasks.update_inboxes",  # mentions and replies reach each maintainer's inbox
     "triage.tasks.classify_comments",  # sentiment of the comments (classify queue, batches)
     # the reporter's own comments complete the environment, then needs-info follows them
     "triage.tasks.classify_environment",
@@ -38,6 +39,7 @@ AFTER_ISSUES_CLASSIFIED: list[str] = [
     "triage.tasks.needs_info_refresh",  # new bugs lacking facts are asked for them (opted in)
     "triage.tasks.match_known_errors",  # known errors proposed as duplicates, with the answer
     "triage.tasks.route_to_owners",  # a sure component assigns its owners, alerts escalate
+    "triage.tasks.update_inboxes",  # assignments, mentions, known errors, repros to approve
 ]
 # After a pull request's changed files were read at a new head (triage/sources/github/sync.py).
 AFTER_PULL_FILES_READ: list[str] = [

@@ -298,6 +298,14 @@ def run_comment_commands(ids: list[int]) -> str:
     return commands.comments_commands_run(issue_ids=ids).summary()
 
 
+@shared_task(**PIPELINE_STEP)
+def update_inboxes(ids: list[int]) -> str:
+    """What concerns each maintainer in these issues reaches their inbox, once."""
+    from triage.services import inbox
+
+    return inbox.inbox_update(issue_ids=ids).summary()
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def deliver_github_write(self, write_id: int) -> str:
     """Perform one write of the outbox through PyGithub (queue `ingest`): a rate limit waits for

@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 from triage.views import classification as decide
-from triage.views import classifier_models, issue_acts, issues, social
+from triage.views import classifier_models, inbox, issue_acts, issues, social
 from triage.views import settings as settings_views
 
 # One issue's page and what a triager decides on it, below issues/<owner>/<name>/<number>/.
@@ -9,6 +9,7 @@ issue = [
     path("", issues.issue_detail, name="issue-detail"),
     path("comments/<str:comment_id>/", issues.issue_comment, name="issue-comment"),
     path("assignees/", decide.issue_assignees_set, name="issue-assignees-set"),
+    path("follow/", inbox.issue_follow, name="issue-follow-set"),
     path("reply/", issue_acts.issue_reply, name="issue-reply-set"),
     path("reply/preview/", issue_acts.reply_preview, name="issue-reply-preview"),
     path("state/", issue_acts.issue_state, name="issue-state-set"),
@@ -46,4 +47,9 @@ urlpatterns = [
         "settings/github-writes/", settings_views.github_writes_switch, name="github-writes-switch"
     ),
     path("preferences/", settings_views.preferences, name="preferences"),
+    path("inbox/", inbox.inbox_page, name="inbox"),
+    path("inbox/rows/", inbox.inbox_rows, name="inbox-rows"),
+    path("inbox/count/", inbox.inbox_count, name="inbox-count"),
+    path("inbox/read/", inbox.inbox_all_read, name="inbox-all-read"),
+    path("inbox/<int:pk>/", inbox.inbox_item_set, name="inbox-item-set"),
 ]

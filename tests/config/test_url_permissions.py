@@ -46,6 +46,10 @@ SELF_SERVICE = {
     "password_change_done",
     "saved-view-create",
     "saved-view-delete",
+    # one's own inbox, and what one follows
+    "inbox-item-set",
+    "inbox-all-read",
+    "issue-follow-set",
 }
 ACTIONS = {  # url name -> the permission a POST needs
     "prediction-decide": TRIAGE,

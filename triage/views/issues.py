@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from config import wiring
+from triage.models import IssueFollow
 from triage.panels import issue_panels, page_panels
 from triage.selectors import issues as selectors
 from triage.services import webhook_spool
@@ -108,6 +109,7 @@ def issue_detail(request, owner: str, name: str, number: int):
             "thread": [
                 (c, html, hidden) for c, (html, hidden) in zip(comments, thread, strict=True)
             ],
+            "following": IssueFollow.objects.filter(user=request.user, issue=issue).exists(),
         },
     )
 

@@ -34,6 +34,12 @@ class PreferenceForm(forms.Form):
         "of the components the ownership rules give it.",
         error_messages={"invalid": "A GitHub login: letters, digits and dashes."},
     )
+    inbox_email = forms.BooleanField(
+        required=False,
+        label="E-mail me each new inbox item",
+        help_text="Your inbox holds what is assigned to your GitHub login, mentions of it and "
+        "replies on issues you follow; with this, each new item is also e-mailed to you.",
+    )
 
 
 @require_safe
@@ -45,13 +51,15 @@ def settings_overview(request):
     )
 
 
-def _preferences_saved(before, *, zone: str, login: str) -> str:
+def _preferences_saved(before, *, zone: str, login: str, email: bool = False) -> str:
     """The message names what changed, and only that."""
     said = []
     if zone != (before.time_zone if before else "UTC"):
         said.append(f"times are now shown in {zone}")
     if login != (before.github_login if before else ""):
         said.append(f"your GitHub login is now @{login}" if login else "your GitHub login is unset")
+    if email != (before.inbox_email if before else False):
+        said.append("new inbox items are e-mailed to you" if email else "no inbox e-mails")
     if not said:
         return "Nothing changed."
     text = "; ".join(said)
@@ -65,14 +73,17 @@ def preferences(request):
         initial={
             "time_zone": current.time_zone if current else "UTC",
             "github_login": current.github_login if current else "",
+            "inbox_email": current.inbox_email if current else False,
         },
     )
     if request.method == "POST" and form.is_valid():
         zone, login = form.cleaned_data["time_zone"], form.cleaned_data["github_login"]
+        email = form.cleaned_data["inbox_email"]
         UserPreference.objects.update_or_create(
-            user=request.user, defaults={"time_zone": zone, "github_login": login}
+            user=request.user,
+            defaults={"time_zone": zone, "github_login": login, "inbox_email": email},
         )
-        messages.success(request, _preferences_saved(current, zone=zone, login=login))
+        messages.success(request, _preferences_saved(current, zone=zone, login=login, email=email))
         return redirect("preferences")
     return render(request, "triage/preferences.html", {"form": form})
 
