@@ -7,8 +7,10 @@ fifth issue, and --posts X posts (with sentiment, tagged with saved searches, so
 issues). Then starts gunicorn (production settings, DEBUG off) on 127.0.0.1 and sends requests
 from --concurrency client threads, each with its own keep-alive session logged in as a viewer:
 a mix of the triage queue (first pages and filtered), the issue list (first pages, filtered,
-text search) and issue pages chosen at random. Prints p50/p95/p99/max per page kind, requests
-per second, and the number of non-200 answers (must be 0). Traffic goes to 127.0.0.1 only.
+text search), issue pages chosen at random, and the viewer's inbox (5,000 items, its page and
+rows) and the unread count every open page polls (live updates): one in eight requests each.
+Prints p50/p95/p99/max per page kind, requests per second, and the number of non-200 answers
+(must be 0). Traffic goes to 127.0.0.1 only.
 
     python benchmarks/dashboard.py --issues 100000 --posts 50000 --requests 2000
         [--concurrency 1,2,4,8]
@@ -249,6 +251,7 @@ def seed(database_url: str, issues: int, posts: int) -> dict:
         )
     viewer = User.objects.create_user("bench-viewer", password="unused-bench-password")  # noqa: S106
     viewer.groups.add(Group.objects.get(name="viewers"))
+    _seed_inbox(rng, viewer, issue_ids)
     session = SessionStore()
     session["_auth_user_id"] = str(viewer.pk)
     session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
@@ -273,6 +276,40 @@ def seed(database_url: str, issues: int, posts: int) -> dict:
     }
 
 
+INBOX_ITEMS = 5000  # the viewer's inbox: a busy maintainer's two weeks, half of it unread
+
+
+def _seed_inbox(rng: random.Random, viewer, issue_ids: list[int]) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from triage.models import InboxItem, IssueFollow, UserPreference
+
+    UserPreference.objects.create(user=viewer, github_login="bench-viewer")
+    now = timezone.now()
+    reasons = [choice for choice, _ in InboxItem.Reason.choices]
+    InboxItem.objects.bulk_create(
+        [
+            InboxItem(
+                user=viewer,
+                issue_id=rng.choice(issue_ids),
+                reason=rng.choice(reasons),
+                key=f"bench:{n}",
+                excerpt=_text(rng, 30)[:300],
+                actor="someone",
+                created_at=now - timedelta(minutes=rng.randint(1, 60 * 24 * 14)),
+                read_at=None if n % 2 else now,
+            )
+            for n in range(INBOX_ITEMS)
+        ],
+        batch_size=1000,
+    )
+    IssueFollow.objects.bulk_create(
+        [IssueFollow(user=viewer, issue_id=i) for i in set(rng.sample(issue_ids, 200))]
+    )
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -282,7 +319,8 @@ def _free_port() -> int:
 def _requests(rng: random.Random, refs: list, count: int) -> list[tuple[str, str]]:
     made = []
     for _ in range(count):
-        kind = rng.choice(["queue", "list", "issue"])
+        # every open page polls the inbox count (live updates); the inbox page and its rows
+        kind = rng.choice(["queue", "list", "issue", "queue", "list", "issue", "inbox", "count"])
         if kind == "queue":
             query = rng.choice(
                 [
@@ -305,6 +343,10 @@ def _requests(rng: random.Random, refs: list, count: int) -> list[tuple[str, str
                 ]
             )
             made.append((kind, f"/issues/{query}"))
+        elif kind == "inbox":
+            made.append((kind, rng.choice(["/inbox/", "/inbox/rows/", "/inbox/?show=all"])))
+        elif kind == "count":
+            made.append((kind, "/inbox/count/"))
         else:
             owner, name, number = rng.choice(refs)
             made.append((kind, f"/issues/{owner}/{name}/{number}/"))
@@ -424,7 +466,7 @@ def _report(results: list, clients: int, workers: int, wall: float) -> int:
         f"{len(results) / wall:.0f} requests/s, {len(bad)} not 200"
     )
     print(f"{'page':<8}{'n':>6}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}")
-    for kind in ("queue", "list", "issue"):
+    for kind in ("queue", "list", "issue", "inbox", "count"):
         times = sorted(t * 1000 for k, t, _ in results if k == kind)
         if not times:
             continue

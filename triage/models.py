@@ -937,6 +937,7 @@ class GitHubWrite(models.Model):
         UNASSIGN = "unassign"
         CLOSE = "close"
         REOPEN = "reopen"
+        EDIT_TITLE = "edit_title"
         REACT = "react"
         REQUEST_REVIEW = "request_review", "request reviews (a pull request)"
 

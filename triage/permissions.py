@@ -29,6 +29,7 @@ ACTION_PERMISSIONS: dict[str, str] = {
     "close": TRIAGE,
     "reopen": TRIAGE,
     "label": TRIAGE,
+    "retitle": TRIAGE,
     "unlabel": TRIAGE,
     "approve_repro": APPROVE_REPRO,
     "target": MANAGE_TRAINS,

@@ -14,6 +14,7 @@ issue = [
     path("reply/preview/", issue_acts.reply_preview, name="issue-reply-preview"),
     path("state/", issue_acts.issue_state, name="issue-state-set"),
     path("labels/", issue_acts.issue_labels, name="issue-labels-set"),
+    path("title/", issue_acts.issue_title, name="issue-title-set"),
     path("predictions/<str:model_name>/", decide.prediction_decide, name="prediction-decide"),
 ]
 

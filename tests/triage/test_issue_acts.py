@@ -184,3 +184,23 @@ def test_the_bulk_bar_closes_and_labels_on_github_and_undoes_it(
             "/triage/bulk/", {"ids": ids, "action": "close", "argument": "not planned"}
         )
     assert {emulator.issue(REPO, n)["state_reason"] for n in (12, 13)} == {"not_planned"}
+
+
+def test_a_title_is_made_clearer_on_github_from_the_page_and_the_api(
+    triager_client, triager, issue, emulator, django_capture_on_commit_callbacks
+):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    with django_capture_on_commit_callbacks(execute=True):
+        triager_client.post(url("issue-title-set"), {"title": "  rocBLAS gemm  slow on gfx942 "})
+    assert emulator.issue(REPO, 12)["title"] == "rocBLAS gemm slow on gfx942"
+    issue.refresh_from_db()
+    assert issue.title == "rocBLAS gemm slow on gfx942"
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=triager).key}")
+    same = client.post(
+        "/api/issues/ROCm/ROCm/12/title/", {"title": "rocBLAS gemm slow on gfx942"}, format="json"
+    )
+    assert same.status_code == 400 and "that already" in same.json()["detail"]
+    assert GitHubWrite.objects.filter(operation="edit_title").count() == 1

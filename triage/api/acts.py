@@ -130,6 +130,32 @@ class ReopenView(APIView):
             return _refused(exc)
 
 
+class TitleSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=issue_acts.MAX_TITLE)
+
+
+class TitleView(APIView):
+    permission_classes = [HasPermission.to("retitle")]
+
+    @extend_schema(
+        summary="Retitle on GitHub",
+        description="Opt-in dashboard.state.",
+        request=TitleSerializer,
+        responses={200: WritesSerializer, 400: None},
+    )
+    def post(self, request, owner: str, name: str, number: int):
+        issue = selectors.issue_detail(owner=owner, name=name, number=number)
+        data = TitleSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            write = issue_acts.issue_title_edit(
+                issue=issue, title=data.validated_data["title"], user=request.user
+            )
+        except issue_acts.ActRefused as exc:
+            return _refused(exc)
+        return _answer(write)
+
+
 class LabelsView(APIView):
     permission_classes = [HasPermission.to("label")]
 

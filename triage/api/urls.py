@@ -14,6 +14,7 @@ issue = [
     path("close/", acts.CloseView.as_view(), name="api-issue-close-set"),
     path("reopen/", acts.ReopenView.as_view(), name="api-issue-reopen-set"),
     path("labels/", acts.LabelsView.as_view(), name="api-issue-labels-set"),
+    path("title/", acts.TitleView.as_view(), name="api-issue-title-set"),
 ]
 
 urlpatterns = [

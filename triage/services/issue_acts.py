@@ -205,6 +205,39 @@ def issue_reopen(*, issue: Issue, user, login: str = "") -> GitHubWrite:
     )
 
 
+MAX_TITLE = 256  # GitHub's limit
+
+
+@transaction.atomic
+def issue_title_edit(*, issue: Issue, title: str, user, login: str = "") -> GitHubWrite:
+    """A clearer title, on GitHub (the sync and webhooks then bring it back as GitHub's)."""
+    new = " ".join((title or "").split())
+    if not new:
+        raise ActRefused("write the new title")
+    if len(new) > MAX_TITLE:
+        raise ActRefused(f"a title is at most {MAX_TITLE} characters on GitHub")
+    if new == issue.title:
+        raise ActRefused("the title is that already")
+    TriageAction.objects.create(
+        issue=issue,
+        actor=user,
+        github_login=login,
+        action="issue.title",
+        before={"title": issue.title},
+        after={"title": new},
+    )
+    return _write(
+        issue,
+        action="dashboard.state",
+        operation=Op.EDIT_TITLE,
+        key=f"dashboard:title:{new}"[:200],
+        payload={"title": new},
+        reason="retitled from the dashboard",
+        user=user,
+        login=login,
+    )
+
+
 def labels_parse(issue: Issue, text: str) -> list[Label]:
     """The repository's labels named (commas between; any case): ActRefused names one it lacks."""
     names = [name.strip() for name in (text or "").split(",") if name.strip()]

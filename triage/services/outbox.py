@@ -72,8 +72,8 @@ ACTIONS: dict[str, str] = {
     "commands.assign": "assign on GitHub whom /assign names",
     "dashboard.assign": "assign and unassign from the dashboard (the issue page, the queue)",
     "dashboard.reply": "post a maintainer's reply from the dashboard (the issue page, the API)",
-    "dashboard.state": "close (completed, not planned, duplicate) and reopen from the dashboard, "
-    "the API and the /close, /reopen and /duplicate commands",
+    "dashboard.state": "close (completed, not planned, duplicate), reopen and retitle from the "
+    "dashboard, the API and the /close, /reopen and /duplicate commands",
     "dashboard.label": "add and remove the repository's labels from the dashboard, the API and "
     "the /label and /unlabel commands",
     "ownership.assign": "assign an issue to its owners (users, not teams) once its component is "
@@ -266,6 +266,7 @@ DESCRIPTIONS = {
     Op.UNASSIGN: "unassign {assignees} from {ref}",
     Op.CLOSE: "close {ref} as {state_reason}",
     Op.REOPEN: "reopen {ref}",
+    Op.EDIT_TITLE: "retitle {ref}: {title}",
 }
 
 
@@ -280,6 +281,7 @@ def describe(row: GitHubWrite) -> str:
             label=data.get("label", ""),
             assignees=", ".join(data.get("assignees", [])),
             state_reason=data.get("state_reason", "completed"),
+            title=data.get("title", ""),
         )
     if row.operation == Op.COMMENT:
         first = (data.get("body") or "").strip().splitlines()[:1]
@@ -492,6 +494,14 @@ def _set_state(row, source, state: str):
     return f"{data.get('state', state)} ({data.get('state_reason') or '-'})", None
 
 
+def _edit_title(row, source):
+    page = source.patch(_issue_path(row), {"title": row.payload["title"]})
+    data = page.items or {}
+    title = data.get("title", row.payload["title"])
+    Issue.objects.filter(pk=row.issue_id).update(title=title)
+    return f"title now: {title}", None
+
+
 def _react(row, source):
     comment_id = row.payload.get("comment_id")
     repo = row.repository.full_name
@@ -553,6 +563,7 @@ PERFORM = {
     Op.UNASSIGN: _unassign,
     Op.CLOSE: lambda row, source: _set_state(row, source, "closed"),
     Op.REOPEN: lambda row, source: _set_state(row, source, "open"),
+    Op.EDIT_TITLE: _edit_title,
     Op.REACT: _react,
     Op.REQUEST_REVIEW: _request_review,
 }

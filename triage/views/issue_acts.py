@@ -85,6 +85,21 @@ def issue_state(request, owner: str, name: str, number: int):
 
 @login_required
 @require_POST
+def issue_title(request, owner: str, name: str, number: int):
+    issue = _issue(request, "retitle", owner, name, number)
+    try:
+        write = issue_acts.issue_title_edit(
+            issue=issue, title=request.POST.get("title", "")[:1000], user=request.user
+        )
+    except issue_acts.ActRefused as exc:
+        messages.error(request, f"Title not changed: {exc}.")
+    else:
+        messages.success(request, f"Title: {issue_acts.said(write)}.")
+    return _back(owner, name, number)
+
+
+@login_required
+@require_POST
 def issue_labels(request, owner: str, name: str, number: int):
     """Add (field `add`: names, commas between) and remove (field `remove`) labels."""
     issue = _issue(request, "label", owner, name, number)
