@@ -938,6 +938,8 @@ class GitHubWrite(models.Model):
         CLOSE = "close"
         REOPEN = "reopen"
         EDIT_TITLE = "edit_title"
+        LOCK = "lock"
+        UNLOCK = "unlock"
         REACT = "react"
         REQUEST_REVIEW = "request_review", "request reviews (a pull request)"
 

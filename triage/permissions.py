@@ -30,6 +30,7 @@ ACTION_PERMISSIONS: dict[str, str] = {
     "reopen": TRIAGE,
     "label": TRIAGE,
     "retitle": TRIAGE,
+    "lock": TRIAGE,
     "unlabel": TRIAGE,
     "approve_repro": APPROVE_REPRO,
     "target": MANAGE_TRAINS,

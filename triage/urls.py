@@ -15,6 +15,7 @@ issue = [
     path("state/", issue_acts.issue_state, name="issue-state-set"),
     path("labels/", issue_acts.issue_labels, name="issue-labels-set"),
     path("title/", issue_acts.issue_title, name="issue-title-set"),
+    path("lock/", issue_acts.issue_lock, name="issue-lock-set"),
     path("predictions/<str:model_name>/", decide.prediction_decide, name="prediction-decide"),
 ]
 

@@ -68,6 +68,8 @@ ACTIONS = {  # url name -> the permission a POST needs
     "api-issue-labels-set": TRIAGE,
     "issue-title-set": TRIAGE,
     "api-issue-title-set": TRIAGE,
+    "issue-lock-set": TRIAGE,
+    "api-issue-lock-set": TRIAGE,
     "decision-undo": TRIAGE,
     # each bulk action has its own (triage.permissions.ACTION_PERMISSIONS): deciding is the
     # triagers', targeting a train the release managers'

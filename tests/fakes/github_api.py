@@ -18,6 +18,9 @@ repository, issue or comment that does not exist, 422 "Validation Failed" for a 
 - ``POST .../issues/N/assignees`` (201; logins that may not be assigned silently left out; see
   ``add_collaborator``) and ``DELETE`` of the same path;
 - ``POST .../issues/N/comments`` (201);
+- ``PUT .../issues/N/lock`` (204; ``lock_reason`` off-topic, too heated, resolved or spam, else
+  422; the issue's ``locked`` and ``active_lock_reason``) and ``DELETE`` of it (204; 404 when
+  not locked);
 - ``POST .../pulls/N/requested_reviewers`` (201 with the pull request, its
   requested_reviewers and requested_teams; 422 for the author, or for a user or team that is not
   a collaborator: see ``add_collaborator`` and ``add_team``), and ``GET`` of the same path;
@@ -141,6 +144,7 @@ class _Issue:
         "closed",
         "comments",
         "locked",
+        "lock_reason",
         "author_association",
         "extra",
         "pr_id",
@@ -165,6 +169,7 @@ class _Issue:
         self.state, self.state_reason, self.labels, self.assignees = "open", None, (), ()
         self.created, self.updated, self.closed, self.comments = created, created, None, 0
         self.locked, self.author_association, self.extra = False, "NONE", None
+        self.lock_reason = None
         self.pr_id, self.base, self.head, self.draft = None, "main", None, False
         self.merged, self.merged_at, self.merge_commit_sha, self.merged_by = False, None, None, None
         self.reactions = None  # {content: count}
@@ -636,7 +641,7 @@ class _Store:
             "closed_at": iso(rec.closed),
             "author_association": rec.author_association,
             "type": None,
-            "active_lock_reason": None,
+            "active_lock_reason": rec.lock_reason if rec.locked else None,
             "sub_issues_summary": {"total": 0, "completed": 0, "percent_completed": 0},
             "issue_dependencies_summary": dict.fromkeys(_DEPENDENCY_COUNTS, 0),
         }
@@ -1531,6 +1536,7 @@ def _label_filter(query: dict) -> frozenset:
 
 
 _STATE_REASONS = ("completed", "not_planned", "duplicate", "reopened")
+_LOCK_REASONS = ("off-topic", "too heated", "resolved", "spam")
 
 
 def _issue_state(rec: _Issue) -> tuple:
@@ -1640,6 +1646,8 @@ _ROUTES = tuple(
         ("GET", _REPO + r"/issues/(?P<number>\d+)/reactions", "list_issue_reactions"),
         ("POST", _REPO + r"/issues/(?P<number>\d+)/reactions", "create_issue_reaction"),
         ("POST", _REPO + r"/issues/(?P<number>\d+)/comments", "create_issue_comment"),
+        ("PUT", _REPO + r"/issues/(?P<number>\d+)/lock", "lock_issue"),
+        ("DELETE", _REPO + r"/issues/(?P<number>\d+)/lock", "unlock_issue"),
         ("GET", _REPO + r"/pulls", "list_pulls"),
         ("GET", _REPO + r"/pulls/(?P<number>\d+)", "get_pull"),
         ("GET", _REPO + r"/pulls/(?P<number>\d+)/commits", "list_pull_commits"),
@@ -1914,6 +1922,29 @@ class _Api:
         rec.labels = kept
         self._changed(repo, rec)  # an unlabeled event moves updated_at
         return self._labels_bytes(repo, rec), None
+
+    def lock_issue(self, req, owner, name, number):
+        """PUT .../lock {"lock_reason": off-topic | too heated | resolved | spam} (optional):
+        204; another reason 422. Locking moves updated_at (a locked event)."""
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        data = req.json() if req.body else {}
+        reason = (data or {}).get("lock_reason")
+        if reason not in (None, *_LOCK_REASONS):
+            raise _HttpError(422, "Validation Failed")
+        rec.locked, rec.lock_reason = True, reason
+        self._changed(repo, rec)
+        return b"", None, 204
+
+    def unlock_issue(self, req, owner, name, number):
+        """DELETE .../lock: 204; 404 when the issue is not locked."""
+        repo = self._repo(owner, name)
+        rec = self._issue(repo, number)
+        if not rec.locked:
+            raise _HttpError(404, "Not Found")
+        rec.locked, rec.lock_reason = False, None
+        self._changed(repo, rec)
+        return b"", None, 204
 
     def remove_all_issue_labels(self, req, owner, name, number):
         repo = self._repo(owner, name)

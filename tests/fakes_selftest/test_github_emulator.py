@@ -534,6 +534,27 @@ def test_pygithub_removes_a_label_by_name_and_a_label_it_lacks_is_404(emu):
     assert (raised.value.status, raised.value.data["message"]) == (404, "Label does not exist")
 
 
+def test_pygithub_locks_and_unlocks_an_issue_as_github_does(emu):
+    emu.add_issue(REPO)
+    issue = client(emu).get_repo(REPO).get_issue(1)
+    before = emu.issue(REPO, 1)["updated_at"]
+
+    issue.lock("too heated")
+    locked = emu.issue(REPO, 1)
+    bad = requests.put(
+        f"{emu.url}/repos/{REPO}/issues/1/lock",
+        json={"lock_reason": "boring"},
+        headers=AUTH,
+        timeout=10,
+    )
+    issue.unlock()
+    again = requests.delete(f"{emu.url}/repos/{REPO}/issues/1/lock", headers=AUTH, timeout=10)
+
+    assert (locked["locked"], locked["active_lock_reason"]) == (True, "too heated")
+    assert locked["updated_at"] >= before and bad.status_code == 422
+    assert emu.issue(REPO, 1)["locked"] is False and again.status_code == 404
+
+
 def test_pygithub_replaces_an_issues_labels(emu):
     emu.add_issue(REPO, labels=["bug"])
     issue = client(emu).get_repo(REPO).get_issue(1)

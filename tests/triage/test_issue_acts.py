@@ -204,3 +204,19 @@ def test_a_title_is_made_clearer_on_github_from_the_page_and_the_api(
     )
     assert same.status_code == 400 and "that already" in same.json()["detail"]
     assert GitHubWrite.objects.filter(operation="edit_title").count() == 1
+
+
+def test_a_heated_conversation_is_locked_and_unlocked_on_github(
+    triager_client, issue, emulator, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        triager_client.post(url("issue-lock-set"), {"reason": "too heated"})
+    on_github = emulator.issue(REPO, 12)
+    assert (on_github["locked"], on_github["active_lock_reason"]) == (True, "too heated")
+    refused = triager_client.post(url("issue-lock-set"), {"reason": "boring"}, follow=True)
+    assert "lock as off-topic, too heated, resolved, spam" in refused.content.decode()
+    issue.refresh_from_db()
+    with django_capture_on_commit_callbacks(execute=True):
+        triager_client.post(url("issue-lock-set"), {"unlock": "1"})
+    assert emulator.issue(REPO, 12)["locked"] is False
+    assert [w.operation for w in GitHubWrite.objects.order_by("pk")] == ["lock", "unlock"]

@@ -156,6 +156,33 @@ class TitleView(APIView):
         return _answer(write)
 
 
+class LockSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(
+        choices=["", *issue_acts.LOCK_REASONS], required=False, default=""
+    )
+    unlock = serializers.BooleanField(default=False)
+
+
+class LockView(APIView):
+    permission_classes = [HasPermission.to("lock")]
+
+    @extend_schema(
+        summary="Lock or unlock the conversation on GitHub",
+        description="GitHub's lock reasons; opt-in dashboard.state.",
+        request=LockSerializer,
+        responses={200: WritesSerializer, 400: None},
+    )
+    def post(self, request, owner: str, name: str, number: int):
+        issue = selectors.issue_detail(owner=owner, name=name, number=number)
+        data = LockSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            write = issue_acts.issue_lock(issue=issue, user=request.user, **data.validated_data)
+        except issue_acts.ActRefused as exc:
+            return _refused(exc)
+        return _answer(write)
+
+
 class LabelsView(APIView):
     permission_classes = [HasPermission.to("label")]
 

@@ -15,6 +15,7 @@ issue = [
     path("reopen/", acts.ReopenView.as_view(), name="api-issue-reopen-set"),
     path("labels/", acts.LabelsView.as_view(), name="api-issue-labels-set"),
     path("title/", acts.TitleView.as_view(), name="api-issue-title-set"),
+    path("lock/", acts.LockView.as_view(), name="api-issue-lock-set"),
 ]
 
 urlpatterns = [

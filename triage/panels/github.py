@@ -110,6 +110,7 @@ def issue_acts_panel(*, issue, request) -> Panel | None:
         context={
             "nonce": issue_acts.nonce(),
             "reasons": issue_acts.CLOSE_REASONS,
+            "lock_reasons": issue_acts.LOCK_REASONS,
             "labels": list(repository.labels.order_by("name_key").values_list("name", flat=True)),
             "on_issue": list(issue.labels.order_by("name_key").values_list("name", flat=True)),
             "reporter": issue.author.login if issue.author else "",

@@ -205,6 +205,34 @@ def issue_reopen(*, issue: Issue, user, login: str = "") -> GitHubWrite:
     )
 
 
+LOCK_REASONS = ("off-topic", "too heated", "resolved", "spam")  # GitHub's
+
+
+@transaction.atomic
+def issue_lock(*, issue: Issue, user, reason: str = "", unlock: bool = False, login: str = ""):
+    """Lock the conversation on GitHub (with GitHub's reason, or none), or unlock it."""
+    if reason and reason not in LOCK_REASONS:
+        raise ActRefused(f"lock as {', '.join(LOCK_REASONS)}, or without a reason")
+    verb = "unlock" if unlock else "lock"
+    action = TriageAction.objects.create(
+        issue=issue,
+        actor=user,
+        github_login=login,
+        action=f"issue.{verb}",
+        after={"lock_reason": reason} if not unlock else {},
+    )
+    return _write(
+        issue,
+        action="dashboard.state",
+        operation=Op.UNLOCK if unlock else Op.LOCK,
+        key=f"dashboard:{verb}:{action.pk}",
+        payload={} if unlock else {"lock_reason": reason},
+        reason=f"{verb}ed from the dashboard",
+        user=user,
+        login=login,
+    )
+
+
 MAX_TITLE = 256  # GitHub's limit
 
 

@@ -72,8 +72,8 @@ ACTIONS: dict[str, str] = {
     "commands.assign": "assign on GitHub whom /assign names",
     "dashboard.assign": "assign and unassign from the dashboard (the issue page, the queue)",
     "dashboard.reply": "post a maintainer's reply from the dashboard (the issue page, the API)",
-    "dashboard.state": "close (completed, not planned, duplicate), reopen and retitle from the "
-    "dashboard, the API and the /close, /reopen and /duplicate commands",
+    "dashboard.state": "close (completed, not planned, duplicate), reopen, retitle and lock from "
+    "the dashboard, the API and the /close, /reopen and /duplicate commands",
     "dashboard.label": "add and remove the repository's labels from the dashboard, the API and "
     "the /label and /unlabel commands",
     "ownership.assign": "assign an issue to its owners (users, not teams) once its component is "
@@ -267,6 +267,8 @@ DESCRIPTIONS = {
     Op.CLOSE: "close {ref} as {state_reason}",
     Op.REOPEN: "reopen {ref}",
     Op.EDIT_TITLE: "retitle {ref}: {title}",
+    Op.LOCK: "lock {ref} ({lock_reason})",
+    Op.UNLOCK: "unlock {ref}",
 }
 
 
@@ -282,6 +284,7 @@ def describe(row: GitHubWrite) -> str:
             assignees=", ".join(data.get("assignees", [])),
             state_reason=data.get("state_reason", "completed"),
             title=data.get("title", ""),
+            lock_reason=data.get("lock_reason") or "no reason",
         )
     if row.operation == Op.COMMENT:
         first = (data.get("body") or "").strip().splitlines()[:1]
@@ -502,6 +505,21 @@ def _edit_title(row, source):
     return f"title now: {title}", None
 
 
+def _lock(row, source, locked: bool):
+    path = f"{_issue_path(row)}/lock"
+    if locked:
+        reason = row.payload.get("lock_reason")
+        source.put(path, {"lock_reason": reason} if reason else None)
+    else:
+        try:
+            source.delete(path)
+        except GitHubError as exc:
+            if exc.status != 404 or isinstance(exc, RateLimited | TransientGitHubError):
+                raise
+            return "it was not locked", None
+    return ("locked" if locked else "unlocked"), None
+
+
 def _react(row, source):
     comment_id = row.payload.get("comment_id")
     repo = row.repository.full_name
@@ -564,6 +582,8 @@ PERFORM = {
     Op.CLOSE: lambda row, source: _set_state(row, source, "closed"),
     Op.REOPEN: lambda row, source: _set_state(row, source, "open"),
     Op.EDIT_TITLE: _edit_title,
+    Op.LOCK: lambda row, source: _lock(row, source, True),
+    Op.UNLOCK: lambda row, source: _lock(row, source, False),
     Op.REACT: _react,
     Op.REQUEST_REVIEW: _request_review,
 }

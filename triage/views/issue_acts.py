@@ -100,6 +100,23 @@ def issue_title(request, owner: str, name: str, number: int):
 
 @login_required
 @require_POST
+def issue_lock(request, owner: str, name: str, number: int):
+    """Lock (field `reason`: GitHub's, or empty) or unlock (field `unlock`) the conversation."""
+    issue = _issue(request, "lock", owner, name, number)
+    unlock = bool(request.POST.get("unlock"))
+    try:
+        write = issue_acts.issue_lock(
+            issue=issue, user=request.user, reason=request.POST.get("reason", ""), unlock=unlock
+        )
+    except issue_acts.ActRefused as exc:
+        messages.error(request, f"Not {'unlocked' if unlock else 'locked'}: {exc}.")
+    else:
+        messages.success(request, f"{'Unlock' if unlock else 'Lock'}: {issue_acts.said(write)}.")
+    return _back(owner, name, number)
+
+
+@login_required
+@require_POST
 def issue_labels(request, owner: str, name: str, number: int):
     """Add (field `add`: names, commas between) and remove (field `remove`) labels."""
     issue = _issue(request, "label", owner, name, number)

@@ -235,6 +235,9 @@ class GitHubSource:
     def patch(self, url: str, body: dict) -> Page:
         return self._request("PATCH", url, input=body)
 
+    def put(self, url: str, body: dict | None = None) -> Page:
+        return self._request("PUT", url, input=body) if body else self._request("PUT", url)
+
     def delete(self, url: str, body: dict | None = None) -> Page:
         return self._request("DELETE", url, input=body) if body else self._request("DELETE", url)
 
