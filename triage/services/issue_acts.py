@@ -40,6 +40,12 @@ def nonce() -> str:
     return uuid.uuid4().hex
 
 
+def _version(issue: Issue) -> str:
+    """The issue as last read from GitHub (its updated_at): a state or label change is keyed by
+    what it changes from, so the same request again writes nothing more."""
+    return issue.updated_at.isoformat() if issue.updated_at else ""
+
+
 def _write(issue, *, action, operation, key, payload, reason, user, login=""):
     return outbox.write_plan(
         issue=issue,
@@ -130,7 +136,7 @@ def issue_close(
     if issue.state == Issue.State.CLOSED:
         raise ActRefused("it is closed already")
     writes = []
-    since = issue.updated_at.isoformat() if issue.updated_at else ""
+    since = _version(issue)
     if reason == "duplicate":
         canonical = _canonical(issue, duplicate_of)
         same_repository = canonical.repository_id == issue.repository_id
@@ -185,7 +191,7 @@ def issue_close(
 def issue_reopen(*, issue: Issue, user, login: str = "") -> GitHubWrite:
     if issue.state == Issue.State.OPEN:
         raise ActRefused("it is open already")
-    since = issue.updated_at.isoformat() if issue.updated_at else ""
+    since = _version(issue)
     TriageAction.objects.create(
         issue=issue,
         actor=user,
@@ -301,7 +307,7 @@ def issue_labels_change(
         before={"labels": sorted(issue.labels.values_list("name", flat=True))},
         after={"add": [lb.name for lb in adding], "remove": [lb.name for lb in removing]},
     )
-    since = issue.updated_at.isoformat() if issue.updated_at else ""
+    since = _version(issue)
     writes = []
     if adding:
         names = sorted(label.name for label in adding)
