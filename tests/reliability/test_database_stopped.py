@@ -9,7 +9,11 @@ gunicorn and the worker use it, the shared server at 127.0.0.1:5432 is never tou
 What must hold: every delivery is answered 2xx (stored, or spooled on the web host's disk while
 the database is down: triage/services/webhook_spool.py), and once Postgres is back every one is
 stored and processed exactly once, without any redelivery by GitHub and without an operator:
-the web processes drain their own spool.
+the web processes drain their own spool. And what each delivery should cause is not lost to
+the outage (issue 35): a worker of the classify queue runs beside them, its tasks meet the
+outage and retry (config/task_retries.py), and in the end every issue is classified, prioritized
+and indexed for search, each with one prediction per model; beat, running throughout against the
+same database, is alive after the outage and sends its jobs again.
 """
 
 from __future__ import annotations
@@ -30,9 +34,9 @@ import pytest
 import requests
 from django.db import connection
 
-from tests.fakes.github_webhooks import numbered_issue_delivery
+from tests.fakes.github_webhooks import fixture_payload, numbered_issue_delivery
 from tests.processes import free_port, wait_for
-from tests.reliability.conftest import WEBHOOK_SECRET, record
+from tests.reliability.conftest import GITHUB_TOKEN, WEBHOOK_SECRET, GatedGitHub, record
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -162,17 +166,67 @@ def counts(postgres: PrivatePostgres) -> dict[str, int]:
     return found
 
 
+def sends(beat) -> int:
+    return beat.log_tail(10**8).count("Sending due task")
+
+
+def derived(postgres: PrivatePostgres) -> dict[str, int]:
+    """How many of the burst's issues are classified, prioritized and indexed."""
+    ours = "i.title LIKE 'rocBLAS gemm returns NaN%'"
+    has_prediction = (
+        "EXISTS (SELECT 1 FROM triage_issueprediction p "
+        "WHERE p.issue_id = i.id AND p.model_name = 'environment')"
+    )
+    has_priority = "EXISTS (SELECT 1 FROM triage_issuepriority q WHERE q.issue_id = i.id)"
+    indexed = "EXISTS (SELECT 1 FROM triage_issuesearch s WHERE s.issue_id = i.id)"
+    ((classified, prioritized, indexed, done),) = postgres.query(
+        f"SELECT count(*) FILTER (WHERE {has_prediction}), count(*) FILTER (WHERE {has_priority}), "
+        f"count(*) FILTER (WHERE {indexed}), count(*) FILTER (WHERE {has_prediction} "
+        f"AND {has_priority} AND {indexed}) FROM triage_issue i WHERE {ours}"
+    )
+    ((doubled,),) = postgres.query(
+        "SELECT count(*) FROM (SELECT issue_id, model_name FROM triage_issueprediction "
+        "GROUP BY 1, 2 HAVING count(*) > 1) d"
+    )
+    return {
+        "classified": classified,
+        "prioritized": prioritized,
+        "indexed": indexed,
+        "done": done,
+        "doubled": doubled,
+    }
+
+
+@pytest.fixture
+def fixtures_github(fault_services):
+    """A GitHub whose ROCm/ROCm is the repository the deliveries name (the fixtures' id).
+
+    Beat syncs the tracked repository by its GitHub id. The session's emulator hands out ids in
+    the order its tests add repositories, so there the fixtures' id can be another test's
+    repository, whose issues a sync would then rightly store as a rename of ours."""
+    with GatedGitHub(token=GITHUB_TOKEN) as github:
+        ours = fixture_payload("issues__opened")["repository"]
+        assert github.add_repo(REPO)["id"] == ours["id"], "the fixtures' id is another's"
+        yield github
+
+
 @pytest.mark.parametrize("outage_s", [10, 60])
 def test_deliveries_while_postgres_is_stopped_are_answered_2xx_and_processed_once(
-    cluster, private_postgres, tmp_path, outage_s
+    cluster, private_postgres, fixtures_github, tmp_path, outage_s
 ):
     postgres = private_postgres
     postgres.empty()
     spool = tmp_path / "spool"
-    env = {"DATABASE_URL": postgres.url, "WEBHOOK_SPOOL_DIR": spool}
+    env = {
+        "DATABASE_URL": postgres.url,
+        "WEBHOOK_SPOOL_DIR": spool,
+        "GITHUB_API_URL": fixtures_github.url,
+    }
     web = cluster.gunicorn(workers=2, WEBHOOK_SPOOL_DRAIN_INTERVAL_S="1", **env)
     worker = cluster.worker("ingest", concurrency=2, **env)
-    cluster.start(web, worker)
+    classifier = cluster.worker("classify", concurrency=1, **env)
+    beat = cluster.beat(**env)
+    cluster.start(web, worker, classifier, beat)
     url = f"{web.url}/webhooks/github/"
 
     spooled_most, watching, times = 0, threading.Event(), {}
@@ -193,6 +247,7 @@ def test_deliveries_while_postgres_is_stopped_are_answered_2xx_and_processed_onc
         time.sleep(outage_s)
         postgres.start()
         times["started"] = time.monotonic()
+        times["beat_sends"] = sends(beat)
 
     def paced(number: int) -> tuple[int, str]:
         time.sleep(max(0.0, started + (number - 1) / RATE - time.monotonic()))
@@ -245,6 +300,26 @@ def test_deliveries_while_postgres_is_stopped_are_answered_2xx_and_processed_onc
             "WHERE delivery_id LIKE 'rel-db-stop-%' GROUP BY attempts ORDER BY attempts"
         )
     )
+    # what the deliveries should cause: classification (with priority) and search indexing
+    wait_for(
+        lambda: derived(postgres)["done"] == DELIVERIES,
+        timeout=420,  # a retry's backoff reaches 64-128 s after a 60 s outage
+        interval=1.0,
+        message=f"derived work lost: {derived(postgres)}",
+    )
+    derived_s = time.monotonic() - times["started"]
+    done = derived(postgres)
+    assert done["classified"] == done["prioritized"] == done["indexed"] == DELIVERIES, done
+    assert done["doubled"] == 0, done
+    retries = classifier.log_tail(10**8).count(" retry: Retry in ")
+    assert beat.alive(), f"beat ended in the outage:\n{beat.log_tail()}"
+    wait_for(
+        lambda: sends(beat) > times["beat_sends"],
+        timeout=90,  # its every-minute sweep of pending deliveries
+        interval=1.0,
+        message=f"beat sends nothing after the outage:\n{beat.log_tail()}",
+    )
+
     quarantine = spool / "quarantine"
     assert not quarantine.exists() or not os.listdir(quarantine)
     record(
@@ -261,4 +336,7 @@ def test_deliveries_while_postgres_is_stopped_are_answered_2xx_and_processed_onc
         processing_attempts=attempts,
         issues=issues,
         duplicates=0,
+        classified_prioritized_indexed_s_after_restart=round(derived_s, 1),
+        pipeline_retries=retries,
+        beat_alive=True,
     )
