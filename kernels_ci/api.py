@@ -56,6 +56,9 @@ class ReproRunSerializer(serializers.ModelSerializer):
     issue = serializers.SerializerMethodField()
     symptom = serializers.CharField(source="case.symptom", read_only=True)
     symptom_detail = serializers.CharField(source="case.symptom_detail", read_only=True)
+    outcome = serializers.ChoiceField(  # "" until the run has finished
+        choices=ReproRun.Outcome.choices, allow_blank=True, read_only=True
+    )
 
     class Meta:
         model = ReproRun

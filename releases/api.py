@@ -18,6 +18,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api_views import query_given
 from releases import calendar, selectors
 from releases.models import Backport
 from releases.readiness import readiness_build
@@ -114,7 +115,7 @@ class ReadinessView(APIView):
         ),
     )
     def get(self, request, version: str):
-        query = AsOfSerializer(data=request.query_params.dict())
+        query = AsOfSerializer(data=query_given(request.query_params))
         if not query.is_valid():
             raise ValidationError(query.errors)
         series = selectors.series_get(query.validated_data.get("series", ""))

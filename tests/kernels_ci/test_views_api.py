@@ -84,6 +84,9 @@ def test_the_api_lists_runs_of_one_issue(
     assert body["count"] == 1
     assert body["results"][0]["issue"] == "ROCm/triton#77"
     assert body["results"][0]["status"] == "queued"
+    assert body["results"][0]["outcome"] == ""  # not run yet: the schema's BlankEnum
+    everything = api_client.get("/api/repro-runs/").json()["count"]
+    assert api_client.get("/api/repro-runs/?issue=&arch=").json()["count"] == everything == 2
     bad = api_client.get("/api/repro-runs/?issue=ROCm/triton")
     assert bad.status_code == 400 and "OWNER/NAME#N" in bad.json()["issue"][0]
 

@@ -180,6 +180,9 @@ def test_the_api_answers_the_same_report(api_client, train_data):
     assert response.status_code == 200
     expected = readiness_build(series=train_data["series"], version="7.9", as_of=AS_OF)
     assert response.json() == json.loads(report_render(expected, "json"))
+    # a form's empty series field is the default series, not a 400
+    blank = api_client.get("/api/releases/7.9/readiness/?as_of=2026-12-02&series=")
+    assert blank.status_code == 200 and blank.json() == response.json()
 
 
 def test_the_api_answers_404_and_400(api_client, series):

@@ -89,6 +89,9 @@ def test_it_lists_all_states_by_default(api_client, make):
         ({"repo": "rocm/hip"}, [4]),
         ({"label": "Bug"}, [1]),
         ({"q": "#2"}, [2]),
+        # a form's empty fields are no filter, as GitHub's list reads them
+        ({"repo": "", "label": "", "q": "", "state": "all"}, [1, 2, 3, 4]),
+        ({"repo": "", "label": "Bug", "q": ""}, [1]),
     ],
 )
 def test_it_filters(api_client, make, query, expected):

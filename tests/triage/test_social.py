@@ -309,6 +309,20 @@ def test_the_posts_api_lists_and_filters(api_client, feed):
 def test_the_posts_api_refuses_bad_filters(api_client, feed):
     assert api_client.get("/api/posts/", {"sentiment": "furious"}).status_code == 400
     assert api_client.get("/api/posts/", {"since": "yesterday"}).status_code == 400
+    assert api_client.get("/api/posts/", {"search": "one"}).status_code == 400
+
+
+def test_the_posts_api_answers_404_for_a_saved_search_that_does_not_exist(api_client, feed):
+    missing = feed["search"].pk + 1000
+    answer = api_client.get("/api/posts/", {"search": missing})
+    assert answer.status_code == 404
+    assert answer.json() == {"detail": f"No saved search {missing}."}
+
+
+def test_the_posts_api_reads_empty_filters_as_none(api_client, feed):
+    everything = api_client.get("/api/posts/").json()["count"]
+    blank = {"search": "", "sentiment": "", "since": "", "component": ""}
+    assert api_client.get("/api/posts/", blank).json()["count"] == everything > 1
 
 
 def test_the_issue_api_carries_its_linked_posts(api_client, feed):

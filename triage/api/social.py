@@ -2,15 +2,15 @@
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
+from rest_framework.exceptions import NotFound
 
+from config.api_views import query_given
 from triage.models import Post, PostIssueLink, SavedSearch
 from triage.selectors import social as selectors_social
 
 
 class PostListQuerySerializer(serializers.Serializer):
-    search = serializers.PrimaryKeyRelatedField(
-        queryset=SavedSearch.objects.all(), required=False, help_text="saved search id"
-    )
+    search = serializers.IntegerField(required=False, help_text="saved search id")
     sentiment = serializers.ChoiceField(
         choices=selectors_social.SENTIMENTS, required=False, allow_blank=True
     )
@@ -80,11 +80,14 @@ class PostListView(generics.ListAPIView):
     serializer_class = PostSerializer
 
     def get_queryset(self):
-        query = PostListQuerySerializer(data=self.request.query_params)
+        query = PostListQuerySerializer(data=query_given(self.request.query_params))
         query.is_valid(raise_exception=True)
         data = query.validated_data
+        search_id = data.get("search")
+        if search_id is not None and not SavedSearch.objects.filter(pk=search_id).exists():
+            raise NotFound(f"No saved search {search_id}.")  # as an unknown id in a path is
         return selectors_social.post_list(
-            search_id=data["search"].pk if data.get("search") else None,
+            search_id=search_id,
             sentiment=data.get("sentiment", ""),
             since=data.get("since"),
             component=data.get("component", ""),
