@@ -6,7 +6,9 @@ Each case of the corpus is a folder: `issue.md` (first line the title, then the 
 would post: prose, the script in a ```python block, the error they saw, their versions),
 `meta.json` (`class`: wrong_result | crash | compile_error | environment | unrelated; `backend`;
 `arch`; `reported_triton`; `per_version`: what each release did, found by running it;
-`first_good` / `first_bad`: the release that fixed or broke it, or null) and `repro.py`.
+`first_good` / `first_bad`: the release that fixed or broke it, or null) and `repro.py`. A case
+whose meta names `report_of` takes that case's issue.md (the same report, asked of another
+backend).
 
 Every case goes through the service's real path on a scratch SQLite database, as `run_repro
 OWNER/NAME#N --approve` runs it: extraction of the script, the reported failure and versions,
@@ -21,6 +23,12 @@ when the two disagree. Scored:
   reproduced on the reporter's release;
 - bisection: the first good (or bad) release found equals the corpus's, within
   ceil(log2(n)) + 2 steps;
+- judged unobservable (target 0): an attempt, the case's own or a comparison, on a backend that
+  cannot show the case's class of failure (a compile-only backend and a wrong result, the
+  interpreter and an AMD compile error) whose passes are called not_reproduced; they must be
+  cannot_observe (what it did show, a failure, is still judged). A case whose own backend
+  cannot show it (`observable: false` in its meta) is asked only that: it cannot be found
+  there;
 - cost: each per-version environment built (seconds, MB) and the cached reuse; each case's
   wall time, and its bisection's.
 
@@ -58,8 +66,9 @@ def load_corpus(folder: Path, only: set[str]) -> list[dict]:
     for path in sorted(p for p in folder.iterdir() if (p / "meta.json").exists()):
         if only and path.name not in only:
             continue
-        title, _, body = (path / "issue.md").read_text().partition("\n")
         meta = json.loads((path / "meta.json").read_text())
+        report = folder / meta.get("report_of", path.name) / "issue.md"  # another case's report
+        title, _, body = report.read_text().partition("\n")
         cases.append({"name": path.name, "title": title.strip(), "body": body, "meta": meta})
     return cases
 
@@ -146,9 +155,20 @@ def score(case: dict, row: dict) -> dict:
     that is called flaky or not reproduced (reproduced it can only be by matching the error the
     report quotes: a report about that very error); on an `environment` case, an attempt on a
     release that fails called anything but reproduced or environment mismatch."""
+    from kernels_ci.backends import describe
+
     meta, attempts = case["meta"], row.get("attempts", [])
-    verdict = {"misjudged": [], "found": None, "bisected": None}
+    verdict = {"misjudged": [], "found": None, "bisected": None, "unobservable": []}
     per_version = meta.get("per_version", {})
+    kind = meta["class"] if meta["class"] in REAL else ""
+    for attempt in attempts:
+        unseen = kind and not describe(attempt["backend"]).can_observe(kind)
+        if unseen and attempt["outcome"] == "not_reproduced":  # its passes, taken for a result
+            verdict["unobservable"].append(
+                f"{attempt['backend']}@{attempt['triton']}: {attempt['outcome']}"
+            )
+    if meta.get("observable", True) is False:
+        return verdict  # its own backend cannot find it: asked only the above
     for attempt in attempts:
         if attempt["backend"] != meta.get("backend", attempt["backend"]):
             continue  # a comparison target, judged by its own rules
@@ -214,6 +234,10 @@ def main() -> None:
     summary = {
         "cases": len(rows),
         "misjudged_unrelated": sum(len(r["score"]["misjudged"]) for r in rows),
+        "judged_unobservable": sum(len(r["score"]["unobservable"]) for r in rows),
+        "cannot_observe_attempts": sum(
+            1 for r in rows for a in r.get("attempts", []) if a["outcome"] == "cannot_observe"
+        ),
         "reported_failures_found": sum(1 for r in rows if r["score"]["found"]),
         "reported_failures": sum(1 for r in rows if r["score"]["found"] is not None),
         "bisections_right": sum(1 for r in rows if r["score"]["bisected"]),
@@ -242,6 +266,8 @@ def _line(row: dict) -> str:
     marks = []
     if score_["misjudged"]:
         marks.append(f"MISJUDGED {score_['misjudged']}")
+    if score_["unobservable"]:
+        marks.append(f"JUDGED WHAT IT CANNOT SEE {score_['unobservable']}")
     if score_["found"] is False:
         marks.append("NOT FOUND")
     if score_["bisected"] is False:

@@ -21,6 +21,7 @@ OUTCOME_COLOURS = {
     ReproRun.Outcome.NOT_REPRODUCED: "#1a7f37",
     ReproRun.Outcome.INVALID: "#6b7280",
     ReproRun.Outcome.INFRA_ERROR: "#8250df",
+    ReproRun.Outcome.CANNOT_OBSERVE: "#57606a",
 }
 
 

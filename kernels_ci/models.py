@@ -141,6 +141,7 @@ class ReproRun(models.Model):
         NOT_REPRODUCED = "not_reproduced", "not reproduced"
         INVALID = "invalid", "invalid reproducer"
         INFRA_ERROR = "infra_error", "infra error"
+        CANNOT_OBSERVE = "cannot_observe", "cannot observe"
 
     class Purpose(models.TextChoices):
         REPRO = "repro"

@@ -19,6 +19,9 @@ that is the quoted error counts whatever kind the symptom rules gave the report.
 - not_reproduced: every execution passed, and ran the kernel (where the backend counts
   launches); a pass that launched no kernel proves nothing and is an invalid reproducer;
 - invalid: at least half could not run (syntax error, missing module or file, network);
+- cannot_observe: every execution passed on a backend that cannot show the reported failure (a
+  compile-only backend and a wrong result, the interpreter and an AMD compile error): it judges
+  nothing and counts for nothing, and says where the failure can show;
 - infra_error: the runner, the image or the environment failed; never counted as fixed.
 Only not_reproduced is a pass for fix verification; only reproduced and flaky are failures.
 """
@@ -50,6 +53,13 @@ class Expectation:
     @property
     def known(self) -> bool:
         return self.symptom in FAILURES or self.error is not None
+
+    @property
+    def kind(self) -> str:
+        """The failure a backend must be able to show to judge it ("" : none in particular)."""
+        if self.detail == "compile_error":
+            return "compile_error"
+        return self.symptom if self.symptom in FAILURES else ""
 
     def said(self) -> str:
         kind = f"{self.symptom}, {self.detail.replace('_', ' ')}" if self.detail else self.symptom
@@ -93,7 +103,10 @@ def classify(
     reported: str = "",
     detail: str = "",
     expectation: Expectation | None = None,
+    unobservable: str = "",
 ) -> Verdict:
+    """`unobservable`: why the backend cannot show the expected failure ("" when it can); its
+    passes are then cannot_observe."""
     expectation = expectation or Expectation(symptom=reported, detail=detail)
     n = len(observations)
     if n == 0:
@@ -150,6 +163,8 @@ def classify(
         and any(o.launches is not None for o in passes)
     ):
         return _verdict("invalid", 0, "no kernel ran", f"{NO_KERNEL} ({summary})")
+    if unobservable:
+        return _verdict("cannot_observe", 0, "", f"{unobservable}; it judges nothing ({summary})")
     text = f"0/{n} executions showed the reported failure ({said}); {summary}"
     return _verdict("not_reproduced", 0, "", text)
 

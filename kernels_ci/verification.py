@@ -3,9 +3,10 @@ queues the attempts; the selectors and the GitHub comments read these states).
 
 A case that reproduced on an architecture is verified fixed there after
 KERNELS_CI_VERIFY_PASSES consecutive passing attempts (not reproduced); an attempt that failed
-differently, failed with nothing to compare, failed because of the environment, could not run or
-hit the infrastructure neither counts nor breaks the streak; a reproduced or flaky attempt resets
-it. Only attempts on the runner's own (current) versions, and of one approved script, count.
+differently, failed with nothing to compare, failed because of the environment, could not run,
+hit the infrastructure or ran where the failure cannot show neither counts nor breaks the
+streak; a reproduced or flaky attempt resets it. Only attempts on the runner's own (current)
+versions, and of one approved script, count.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ NEUTRAL = {
     ReproRun.Outcome.ENVIRONMENT_MISMATCH,
     ReproRun.Outcome.FAILED_DIFFERENTLY,
     ReproRun.Outcome.FAILED,
+    ReproRun.Outcome.CANNOT_OBSERVE,
 }
 
 

@@ -14,11 +14,9 @@ from __future__ import annotations
 from importlib import import_module
 
 from config import wiring
-from kernels_ci.backends.base import Description
+from kernels_ci.backends.base import COMPILE_ERROR, OBSERVED_AS, Description
 
 REGISTRY = wiring.REPRO_BACKENDS  # {name: module}
-# the crash detail a compiler reproduces (a compile error): its backends are preferred for it
-COMPILE_ERROR = "compile_error"
 
 
 class UnknownBackend(ValueError):
@@ -69,11 +67,25 @@ def suggested_backend(language: str, uses_triton: bool, detail: str = "") -> str
     return runners[0].name if runners else ""
 
 
-def comparison_backends(language: str, uses_triton: bool) -> list[Description]:
+def comparison_backends(language: str, uses_triton: bool, kind: str = "") -> list[Description]:
     """The backends that tell whether a failure is specific to AMD's backend: every compiler of
-    another vendor's targets, and every backend that executes without a GPU."""
+    another vendor's targets, and every backend that executes without a GPU, of those that can
+    show a failure of the expected `kind` (a compile error: not the interpreter)."""
     return [
         d
         for d in descriptions()
-        if d.applies_to(language, uses_triton) and (d.vendor not in ("amd",))
+        if d.applies_to(language, uses_triton) and d.vendor != "amd" and d.can_observe(kind)
     ]
+
+
+def unobservable_hint(name: str, kind: str, language: str, uses_triton: bool) -> str:
+    """Why an attempt on backend `name` judges nothing of a `kind` failure, and where it shows."""
+    description = describe(name)
+    able = [
+        d.name
+        for d in descriptions()
+        if d.applies_to(language, uses_triton) and d.can_observe(kind) and d.name != name
+    ]
+    where = f": run it on {' or '.join(able)}" if able else ""
+    who = "a compile-only backend" if not description.executes else f"{name}"
+    return f"{who} ({description.summary}) cannot show {OBSERVED_AS.get(kind, kind)}{where}"

@@ -28,6 +28,17 @@ DEVICE_REWRITES = [
 ]
 
 
+COMPILE_ERROR = "compile_error"
+# the failures a backend may show: a reported symptom, a compile error being a crash's detail
+OBSERVABLE = ("wrong_result", "crash", "hang", COMPILE_ERROR)
+OBSERVED_AS = {
+    "wrong_result": "a wrong result",
+    "crash": "a crash",
+    "hang": "a hang",
+    COMPILE_ERROR: "a compile error",
+}
+
+
 @dataclass(frozen=True)
 class Description:
     """What a backend is, for everything that plans, routes and reports runs: nothing outside a
@@ -44,7 +55,10 @@ class Description:
     - `pins`: the packages it can run at a version other than the runner's own (a per-version
       environment: "triton"; container images per ROCm series: "rocm");
     - `needs`: what the runner must have for it, as people read it (for the runners page);
-    - `suggested_for_triton_only`: a new case starts on it only when its script uses Triton.
+    - `suggested_for_triton_only`: a new case starts on it only when its script uses Triton;
+    - `observes`: the failures it can show (OBSERVABLE's kinds; empty: every kind where it
+      executes the kernel, compile errors only where it compiles). An attempt on a backend that
+      cannot show the reported failure judges nothing (cannot_observe), never passes.
     """
 
     name: str
@@ -61,6 +75,16 @@ class Description:
     pins: tuple[str, ...] = ()
     needs: tuple[str, ...] = field(default_factory=tuple)
     suggested_for_triton_only: bool = False
+    observes: tuple[str, ...] = ()
+
+    def observable(self) -> tuple[str, ...]:
+        if self.observes:
+            return self.observes
+        return OBSERVABLE if self.executes else (COMPILE_ERROR,)
+
+    def can_observe(self, kind: str) -> bool:
+        """Whether it can show a failure of this kind ("" : nothing particular is expected)."""
+        return not kind or kind in self.observable()
 
     def target_list(self) -> list[str]:
         if self.targets_setting:

@@ -30,6 +30,8 @@ DESCRIPTION = Description(
     pins=("triton",),
     needs=("the kernels extra (triton, numpy, a CPU torch)", "the sandbox (namespaces)"),
     suggested_for_triton_only=True,
+    # it runs the kernel as Python on the CPU: no GPU target's compiler ever sees it
+    observes=("wrong_result", "crash", "hang"),
 )
 
 

@@ -93,7 +93,10 @@ def run_comment_body(run: ReproRun) -> str:
 
 
 def _newsworthy(run: ReproRun) -> bool:
-    if run.status != ReproRun.Status.DONE or run.outcome == ReproRun.Outcome.INFRA_ERROR:
+    if run.status != ReproRun.Status.DONE or run.outcome in (
+        ReproRun.Outcome.INFRA_ERROR,
+        ReproRun.Outcome.CANNOT_OBSERVE,  # it judged nothing: nothing to tell the reporter
+    ):
         return False
     if run.purpose == ReproRun.Purpose.BISECT:  # one comment, with the bisection's answer
         bisection = run.bisection

@@ -29,6 +29,7 @@ from kernels_ci.backends import (
     comparison_backends,
     describe,
     descriptions,
+    unobservable_hint,
 )
 from kernels_ci.backends.base import RunSpec
 from kernels_ci.expectations import ExpectedError
@@ -186,9 +187,10 @@ def runs_queue(
     created = []
     comparisons = []
     if purpose == ReproRun.Purpose.REPRO and versions is None and not description.executes:
+        kind = expectation_of(case).kind
         comparisons = [
             d
-            for d in comparison_backends(case.language, case.uses_triton)
+            for d in comparison_backends(case.language, case.uses_triton, kind)
             if d.vendor != description.vendor
         ]
     with transaction.atomic():
@@ -431,9 +433,14 @@ def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun
                 ran_versions=environment.versions,
             )
     executions = [module.execute(spec) for _ in range(run.runs_requested)]
+    expectation = expectation_of(case, backend=run.backend, versions=environment.versions)
+    unobservable = ""
+    if not describe(run.backend).can_observe(expectation.kind):
+        unobservable = unobservable_hint(
+            run.backend, expectation.kind, case.language, case.uses_triton
+        )
     verdict = classify(
-        [e.observation for e in executions],
-        expectation=expectation_of(case, backend=run.backend, versions=environment.versions),
+        [e.observation for e in executions], expectation=expectation, unobservable=unobservable
     )
     notes += sorted({e.note for e in executions if e.note})
     assembly = next((e.assembly for e in executions if e.assembly), "")
