@@ -192,20 +192,41 @@ DOCKER_TAG = linear_re.compile(r"\brocm/[\w.-]{1,60}:(?:rocm)?(\d+\.\d+(?:\.\d+)
 PACKAGE_BUILD = linear_re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{1,2})\.(\d{5,6})\b")
 AMDGPU_INSTALL = linear_re.compile(r"\bamdgpu-install[_-](\d+)\.(\d+)\.(\d{5})\b", linear_re.I)
 VERSION_TAIL = r"(\d+\.\d+(?:\.\d+)?(?:[.+][0-9A-Za-z.+]*)?)"
+QUOTE = r"[`'\"]?"  # Triton: `3.3.1`, torch "2.5.1"
+
+
+def _pip_show(names: str) -> str:
+    """pip show's "Name: triton" and, a line or few below, "Version: 3.1.0"."""
+    return (
+        rf"\bName:[ \t]*(?:{names})[ \t]*\r?\n(?:[^\n]*\n){{0,3}}?Version:[ \t]*v?" + VERSION_TAIL
+    )
+
+
 TORCH_VERSIONS = [
-    linear_re.compile(r"\bPyTorch\s+version\s*:\s*v?" + VERSION_TAIL, linear_re.I),
     linear_re.compile(
-        r"\btorch(?:\.__version__\D{0,20}|[ \t]*(?:==|=|:|\s)[ \t]*)v?" + VERSION_TAIL, linear_re.I
+        r"\bPyTorch\s+version\s*(?:is\s+|:|=)?\s*" + QUOTE + "v?" + VERSION_TAIL, linear_re.I
     ),
-    linear_re.compile(r"\bpytorch\s+v?" + VERSION_TAIL, linear_re.I),
+    linear_re.compile(
+        r"\btorch(?:\.__version__\D{0,20}|[ \t]*(?:==|=|:|\s)[ \t]*)" + QUOTE + "v?" + VERSION_TAIL,
+        linear_re.I,
+    ),
+    linear_re.compile(
+        r"\bpytorch(?:\s+|[ \t]*[:=][ \t]*)" + QUOTE + "v?" + VERSION_TAIL, linear_re.I
+    ),
+    linear_re.compile(_pip_show("torch"), linear_re.I),
 ]
 TRITON_VERSIONS = [
     linear_re.compile(
-        r"\b(?:pytorch-)?triton(?:-rocm)?(?:\.__version__)?[ \t]*(?:==|=|:|\s)[ \t]*v?"
+        r"\b(?:pytorch-)?triton(?:-rocm)?(?:\.__version__)?[ \t]*(?:==|=|:|\s)[ \t]*"
+        + QUOTE
+        + "v?"
         + VERSION_TAIL,
         linear_re.I,
     ),
-    linear_re.compile(r"\btriton\s+version\s*:?\s*v?" + VERSION_TAIL, linear_re.I),
+    linear_re.compile(
+        r"\btriton\s+version\s*(?:is\s+|:|=)?\s*" + QUOTE + "v?" + VERSION_TAIL, linear_re.I
+    ),
+    linear_re.compile(_pip_show("(?:pytorch-)?triton(?:-rocm)?"), linear_re.I),
 ]
 PYTHON_VERSION = linear_re.compile(
     r"\bpython\s*(?:version|==|:)?\s*v?(3\.\d{1,2}(?:\.\d+)?)", linear_re.I

@@ -7,7 +7,6 @@ Two deployments share this one code path:
 """
 
 import os
-import shutil
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -76,10 +75,6 @@ VAR_DIR = Path(env("VAR_DIR", BASE_DIR / "var"))
 # the webhook spool, built environments.
 if os.environ.get("PYTEST_XDIST_WORKER"):
     VAR_DIR = VAR_DIR / os.environ["PYTEST_XDIST_WORKER"]
-
-
-def _first_on_path(names: list[str]) -> str:
-    return next((found for name in names if (found := shutil.which(name))), "")
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -525,10 +520,8 @@ KERNELS_CI_ENV_CACHE_BYTES = env_int("KERNELS_CI_ENV_CACHE_BYTES", 10 * 1024**3)
 KERNELS_CI_ENV_SIZE_GUESS = 600 * 1024**2  # a Triton release installed: 550-600 MB
 KERNELS_CI_ENV_BUILD_TIMEOUT_S = env_int("KERNELS_CI_ENV_BUILD_TIMEOUT_S", 900)
 # ROCm's linker for Triton releases before 3.5 compiling for AMD targets (they call
-# /opt/rocm/llvm/bin/ld.lld); unset: ld.lld or ld.lld-NN found on PATH (Debian's lld-16 package).
-KERNELS_CI_HIP_LLD_PATH = env("KERNELS_CI_HIP_LLD_PATH") or _first_on_path(
-    ["ld.lld", *(f"ld.lld-{n}" for n in range(20, 13, -1))]
-)
+# /opt/rocm/llvm/bin/ld.lld); unset: ld.lld or ld.lld-NN found on PATH at each run (Debian's lld).
+KERNELS_CI_HIP_LLD_PATH = env("KERNELS_CI_HIP_LLD_PATH")
 
 # --- Roles: one Django group each, kept in step by `migrate` and `manage.py setup_roles` ---------
 # Entries: "app.codename", "app.view_*", "*" (everything) or "@role" (that role's permissions).

@@ -135,14 +135,16 @@ def installed_versions() -> dict[str, str]:
 
 
 def release(text: str) -> str:
-    """A plain release number from a reported version ("3.1.0+rocm6.2" -> "3.1.0"), or ""."""
+    """A plain release number from a reported version ("3.1.0+rocm6.2" -> "3.1.0"), or "";
+    at least major.minor.micro, as releases are published ("3.2" is 3.2.0: one environment)."""
     try:
         version = Version(str(text).strip().removeprefix("v"))
     except InvalidVersion:
         return ""
-    if version.is_prerelease or version.is_devrelease:
+    if version.is_prerelease or version.is_devrelease or version.epoch:
         return ""
-    public = version.base_version
+    parts = list(version.release) + [0] * (3 - len(version.release))
+    public = ".".join(str(part) for part in parts)
     return public if RELEASE_RE.match(public) else ""
 
 
@@ -357,16 +359,26 @@ def _make_room(root: Path, *, keep: str) -> None:
         )
 
 
-def canary_problem(environment: Environment, backend: str, target: str, check) -> str:
+def canary_problem(
+    environment: Environment,
+    backend: str,
+    target: str,
+    check,
+    *,
+    toolchain: str = "",
+    advice: str = "",
+) -> str:
     """Why `environment` cannot judge a reproducer on `backend` ("" when it can): `check(script)`
     runs the check kernel there, for `target`, and returns what happened ("" for a pass).
-    Remembered per backend and target."""
+    Remembered per backend, target and the runner's `toolchain` (what the backend uses outside
+    the environment: the linker it found ...), so a runner whose toolchain changed (ld.lld
+    installed) checks again; `advice` says what to fix on a failure."""
     if not environment.path:
         return ""
     path = Path(environment.path)
     manifest = manifest_read(path)
     known = manifest.get("canary", {})
-    key = f"{backend} {target}"
+    key = f"{backend} {target} {toolchain}".strip()
     if key in known:
         return known[key]
     problem = check(CANARY)
@@ -375,7 +387,7 @@ def canary_problem(environment: Environment, backend: str, target: str, check) -
         problem = (
             f"{environment.key} cannot judge a reproducer on {backend} here ({versions}): its "
             f"check kernel, a vector add for {target}, gave {problem}"
-        )
+        ) + (f"; {advice}" if advice else "")
     manifest.setdefault("canary", {})[key] = problem
     _manifest_write(path, manifest)
     return problem

@@ -5,10 +5,15 @@ Each launch `kernel[grid](...)` in the script becomes a compilation for the targ
 the CPU give the signature); the generated amdgcn assembly is kept on the run. A compiler error
 (front end, MLIR passes, LLVM, the assembler) is reproduced per architecture. Releases of Triton
 before 3.5 link the code object with ROCm's ld.lld: KERNELS_CI_HIP_LLD_PATH (found on PATH as
-ld.lld or ld.lld-NN when unset; Debian's lld-16 does) stands in for /opt/rocm/llvm/bin/ld.lld.
+ld.lld or ld.lld-NN when unset, at each run: Debian's lld does) stands in for
+/opt/rocm/llvm/bin/ld.lld. The linker found is this backend's `toolchain()`: a release's check
+kernel is run again when it changes, so installing lld takes back a release refused without it.
 """
 
 from __future__ import annotations
+
+import os
+import shutil
 
 from django.conf import settings
 
@@ -42,7 +47,30 @@ def available() -> str:
     return compiler_available("amd", "this triton has no AMD (HIP) backend")
 
 
+LLD_NAMES = ["ld.lld", *(f"ld.lld-{n}" for n in range(20, 13, -1))]
+NO_LLD = (
+    "no ld.lld here: Triton releases before 3.5 need it to compile for AMD targets (install "
+    "Debian's lld, or set KERNELS_CI_HIP_LLD_PATH)"
+)
+
+
+def lld_path() -> str:
+    """The linker for releases before 3.5: the setting, else one on PATH now ("" if none)."""
+    if settings.KERNELS_CI_HIP_LLD_PATH:
+        return settings.KERNELS_CI_HIP_LLD_PATH
+    return next((found for name in LLD_NAMES if (found := shutil.which(name))), "")
+
+
+def toolchain() -> tuple[str, str]:
+    """(what this backend uses outside a Triton release, advice when it lacks something)."""
+    path = lld_path()
+    if not path or not os.path.exists(path):
+        return "ld.lld=none", NO_LLD
+    stat = os.stat(path)
+    return f"ld.lld={os.path.realpath(path)}@{stat.st_size}:{int(stat.st_mtime)}", ""
+
+
 def execute(spec: RunSpec) -> Execution:
-    lld = settings.KERNELS_CI_HIP_LLD_PATH
+    lld = lld_path()
     env = {"TRITON_HIP_LLD_PATH": lld} if lld else {}
     return compile_execute(spec, description=DESCRIPTION, vendor="hip", env=env)

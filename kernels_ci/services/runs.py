@@ -406,7 +406,11 @@ def _environment_problem(run: ReproRun, module, environment) -> str:
             return ""
         return f"{obs.kind} ({obs.signature or obs.message or 'no kernel ran'})"
 
-    return environments.canary_problem(environment, run.backend, target, check)
+    toolchain = getattr(module, "toolchain", None)  # what the backend uses outside the release
+    found, advice = toolchain() if toolchain else ("", "")
+    return environments.canary_problem(
+        environment, run.backend, target, check, toolchain=found, advice=advice
+    )
 
 
 def _execute_on(run, case, module, environment, started, taken_over) -> ReproRun:

@@ -38,6 +38,16 @@ def needs_namespaces():
 
 
 @pytest.fixture
+def needs_lld(needs_kernels_extra):
+    """ld.lld, which Triton releases before 3.5 need to compile for AMD targets (Debian's lld;
+    .ci/run installs it)."""
+    from kernels_ci.backends.triton_amd_compile import lld_path
+
+    if not lld_path():
+        _missing("needs ld.lld for Triton releases before 3.5 on AMD targets (apt-get install lld)")
+
+
+@pytest.fixture
 def kernel_script():
     return lambda name: (KERNELS / name).read_text()
 

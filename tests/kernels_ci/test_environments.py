@@ -15,7 +15,9 @@ BROKEN = "3.1.0"  # one whose interpreter computes garbage with torch 2.13 (the 
 
 def test_a_version_is_a_plain_release_of_a_pinnable_package_or_nothing():
     assert environments.release("3.1.0+rocm6.2") == "3.1.0"
-    assert environments.release("v3.3") == "3.3"
+    assert environments.release("v3.3") == "3.3.0"
+    assert environments.release("3.2") == environments.release("3.2.0") == "3.2.0"  # one env
+    assert environments.pins({"triton": "3.2"}) == {"triton": "3.2.0"}
     for junk in ("3.1.0; rm -rf /", "--index-url=http://evil", "3.2.0rc1", "latest", ""):
         assert environments.release(junk) == ""
     own = environments.installed_versions()["triton"]
@@ -112,3 +114,42 @@ def test_the_index_lists_published_releases_oldest_first():
     assert found[:2] != found[-2:] and OLD in found and BROKEN in found
     assert found.index(BROKEN) < found.index(OLD)
     assert environments.installed_versions()["triton"].split("+")[0] in found
+
+
+def test_a_release_refused_for_a_missing_linker_is_checked_again_once_the_linker_is_there(
+    settings, tmp_path
+):
+    """The check kernel's answer is kept per toolchain: installing ld.lld takes the release
+    back without evicting anything by hand, and the refusal said what to install."""
+    from kernels_ci.backends import triton_amd_compile
+
+    folder = tmp_path / "triton-3.2.0"
+    folder.mkdir()
+    environment = environments.Environment(key="triton-3.2.0", path=str(folder))
+    checks = []
+
+    def check(script):  # what the real check kernel does: fails without a linker
+        checks.append(script)
+        return "" if "none" not in toolchain else "crash (FileNotFoundError: ld.lld)"
+
+    settings.KERNELS_CI_HIP_LLD_PATH = str(tmp_path / "absent" / "ld.lld")
+    toolchain, advice = triton_amd_compile.toolchain()
+    assert toolchain == "ld.lld=none" and "KERNELS_CI_HIP_LLD_PATH" in advice
+    refused = environments.canary_problem(
+        environment, "triton-amd-compile", "gfx942", check, toolchain=toolchain, advice=advice
+    )
+    assert "FileNotFoundError" in refused and "install Debian's lld" in refused
+    again = environments.canary_problem(
+        environment, "triton-amd-compile", "gfx942", check, toolchain=toolchain, advice=advice
+    )
+    assert again == refused and len(checks) == 1  # remembered while nothing changed
+
+    linker = tmp_path / "ld.lld"
+    linker.write_text("#!/bin/sh\n")
+    settings.KERNELS_CI_HIP_LLD_PATH = str(linker)
+    toolchain, advice = triton_amd_compile.toolchain()
+    assert toolchain.startswith(f"ld.lld={linker}@") and advice == ""
+    taken_back = environments.canary_problem(
+        environment, "triton-amd-compile", "gfx942", check, toolchain=toolchain, advice=advice
+    )
+    assert taken_back == "" and len(checks) == 2

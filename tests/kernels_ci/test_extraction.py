@@ -1,5 +1,7 @@
 """Extraction of reproducer, symptom and environment from realistic issue bodies."""
 
+import pytest
+
 from kernels_ci.extraction import extract
 
 ROCM_FORM = """### Problem Description
@@ -223,3 +225,47 @@ def test_a_kernel_that_is_never_launched_needs_a_complete_reproducer(make):
     case = case_refresh(issue=issue)
     assert case is not None and not case.has_script
     assert "never launches it" in case.choice_reason
+
+
+# --- versions as reporters write them (issue 36) --------------------------------------------
+
+KERNEL_BODY = """The kernel below gives wrong sums on MI300X.
+
+```python
+import torch
+import triton
+import triton.language as tl
+
+@triton.jit
+def add(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+x = torch.ones(100, device="cuda")
+out = torch.empty_like(x)
+add[(1,)](x, out, 100, BLOCK=128)
+assert torch.equal(out, x + 1)
+```
+
+"""
+
+
+@pytest.mark.parametrize(
+    ("written", "triton", "torch"),
+    [
+        ("Triton version is 2.2.0. Torch is the one from the ROCm wheel.", "2.2.0", ""),
+        ("Versions: Triton: `3.3.1`, PyTorch: `2.7.1+rocm6.3`", "3.3.1", "2.7.1+rocm6.3"),
+        (
+            "```\n$ pip show torch triton\nName: torch\nVersion: 2.5.1+rocm6.2\nSummary: "
+            "Tensors\n---\nName: pytorch-triton-rocm\nVersion: 3.1.0\n```",
+            "3.1.0",
+            "2.5.1+rocm6.2",
+        ),
+        ("requirements.txt:\n```\nnumpy<2\ntriton==3.1.0\ntorch==2.5.1\n```", "3.1.0", "2.5.1"),
+        ("I run torch 2.5.1+rocm6.2 with triton 3.1.0", "3.1.0", "2.5.1+rocm6.2"),
+    ],
+)
+def test_it_reads_the_versions_as_reporters_write_them(written, triton, torch):
+    found = extract(title="wrong sums from a Triton kernel", body=KERNEL_BODY + written)
+    assert found.environment["triton_version"] == triton
+    assert found.environment["torch_version"] == torch
