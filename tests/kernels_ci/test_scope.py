@@ -11,20 +11,7 @@ from django.core.management import call_command
 from config import wiring
 from kernels_ci.selectors import case_scope
 from kernels_ci.services.cases import case_refresh
-from tests.kernels_ci.factories import KERNELS
-
-REPORT = """Casting to float8e4b15 does not compile for MI300X (gfx942), ROCm 6.4:
-
-```
-triton.compiler.errors.CompilationError: at 5:32:
-    tl.store(out_ptr + offsets, x.to(tl.float8e4b15).to(tl.float32), mask=mask)
-                                ^
-target doesn't provide conversion for this type.
-```
-
-```python
-{script}```
-"""
+from tests.kernels_ci.factories import fp8_compile_report
 
 
 def test_a_compile_error_only_amd_targets_show_is_routed_to_amds_backend(
@@ -35,7 +22,7 @@ def test_a_compile_error_only_amd_targets_show_is_routed_to_amds_backend(
         repository=make.repository("triton-lang/triton"),
         number=5120,
         title="fp8e4b15 cast fails to compile on gfx942",
-        body=REPORT.format(script=(KERNELS / "fp8e4b15_cast.py").read_text()),
+        body=fp8_compile_report(),
     )
     case = case_refresh(issue=issue)
     assert (case.symptom, case.symptom_detail) == ("crash", "compile_error")

@@ -13,7 +13,7 @@ from kernels_ci import environments
 from kernels_ci.bisection import max_steps
 from kernels_ci.models import Bisection, ReproCase, ReproRun
 from kernels_ci.services.cases import case_refresh
-from tests.kernels_ci.factories import KERNELS
+from tests.kernels_ci.factories import KERNELS, fp8_compile_report
 
 CURRENT = environments.installed_versions().get("triton", "")
 
@@ -185,26 +185,12 @@ def test_a_series_the_runner_has_no_image_of_is_an_infra_error_with_the_reason(
     assert "no image for ROCm 6.2 (KERNELS_CI_ROCM_IMAGES has 6.3)" in pinned["detail"]
 
 
-COMPILE_REPORT = """Casting to float8e4b15 does not compile for MI300X (gfx942), triton==3.2.0:
-
-```
-triton.compiler.errors.CompilationError: at 5:32:
-    tl.store(out_ptr + offsets, x.to(tl.float8e4b15).to(tl.float32), mask=mask)
-                                ^
-target doesn't provide conversion for this type.
-```
-
-```python
-{script}```
-"""
-
-
 def test_an_amd_compile_on_a_release_before_3_5_links_with_the_runners_lld(
     make, env_cache, needs_lld
 ):
     """Triton 3.2.0 links its gfx942 code object with ld.lld: with the runner's linker found,
     the release's check kernel compiles and the attempt judges the script (no infra error)."""
-    body = COMPILE_REPORT.format(script=(KERNELS / "fp8e4b15_cast.py").read_text())
+    body = fp8_compile_report("triton==3.2.0")
     issue = make.issue(repository=make.repository("triton-lang/triton"), number=5121, body=body)
     case = case_refresh(issue=issue)
     assert case.backend == "triton-amd-compile" and case.environment["triton_version"] == "3.2.0"
