@@ -48,8 +48,8 @@ def readers() -> dict:
     from classifiers.severity import severity_of_text
     from classifiers.symptom import symptom_read
     from config.log_filters import redact
-    from kernels_ci.backends.base import rewrite_devices_to_cpu
     from kernels_ci.extraction import extract
+    from kernels_ci.rewrites import rewrite_for_cpu
     from kernels_ci.sandbox import SandboxResult
     from kernels_ci.signatures import observe
     from releases.linking import closing_references
@@ -73,7 +73,7 @@ def readers() -> dict:
         "post mentions": post_mentions,
         "comment rules": comment_rules,
         "run signature": signature,
-        "devices rewrite": rewrite_devices_to_cpu,
+        "devices rewrite": lambda text: rewrite_for_cpu(text, keep_interpret=False),
         "log redaction": redact,
         "markdown render": render_markdown,
     }

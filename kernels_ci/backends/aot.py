@@ -74,6 +74,7 @@ def compile_execute(
         args=(vendor, spec.arch),
         env={"TRITON_HOME": "{dir}", **env},
         collect=("out/kernels.asm", "out/launches"),
+        keep_interpret=False,  # a script that turns the interpreter on would not be compiled
     )
     result = execution.result
     execution.assembly = result.files.get("out/kernels.asm", "")

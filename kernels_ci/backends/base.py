@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from config import linear_re
+from kernels_ci.rewrites import rewrite_for_cpu
 from kernels_ci.sandbox import Limits, SandboxResult, SandboxUnavailable, sandbox_run
 from kernels_ci.signatures import Observation, observe
 
@@ -17,15 +17,6 @@ EXTRA_MISSING = (
     "the optional 'kernels' extra is missing (triton, numpy, a CPU torch): install it with "
     "pip install -e '.[kernels]'"
 )
-# A device string in either quotes ('cuda:0' or "hip"): RE2 has no backreference to say "the
-# same quote", so each quote is an alternative of its own.
-_DEVICE = r"""(?:'(?:cuda|hip)(?::\d+)?'|"(?:cuda|hip)(?::\d+)?")"""
-DEVICE_REWRITES = [
-    (linear_re.compile(rf"device\s*=\s*{_DEVICE}"), 'device="cpu"'),
-    (linear_re.compile(rf"torch\.device\(\s*{_DEVICE}\s*\)"), 'torch.device("cpu")'),
-    (linear_re.compile(rf"\.to\(\s*{_DEVICE}\s*\)"), '.to("cpu")'),
-    (linear_re.compile(r"\.cuda\(\s*\)"), ".cpu()"),
-]
 
 
 COMPILE_ERROR = "compile_error"
@@ -147,11 +138,13 @@ def launch_on_cpu(
     args: tuple[str, ...],
     env: dict[str, str],
     collect: tuple[str, ...],
+    keep_interpret: bool = True,
 ) -> Execution:
-    """Run the reproducer, its GPU device names rewritten to cpu, under launchers/`name` (with
-    `args`) confined: its observation, the launches counted and the rewrites noted (or the infra
-    Execution of a refused sandbox)."""
-    script, rewrites = rewrite_devices_to_cpu(spec.script)
+    """Run the reproducer, its GPU devices rewritten to cpu (kernels_ci.rewrites; a compiler
+    passes `keep_interpret=False`), under launchers/`name` (with `args`) confined: its
+    observation, the launches counted and the rewrites noted (or the infra Execution of a
+    refused sandbox)."""
+    script, rewrites = rewrite_for_cpu(spec.script, keep_interpret=keep_interpret)
     env, binds = environment_options(spec, env)
     result = run_confined(
         [sys.executable, "-s", "launch.py", *args, EXTRA_MISSING],
@@ -166,8 +159,7 @@ def launch_on_cpu(
         return result
     observation = observe(result)
     observation.launches = launches_of(result)
-    note = f"{rewrites} GPU device reference(s) rewritten to cpu" if rewrites else ""
-    return Execution(observation=observation, result=result, note=note)
+    return Execution(observation=observation, result=result, note="; ".join(rewrites))
 
 
 def refused(reason: str) -> Execution:
@@ -176,15 +168,6 @@ def refused(reason: str) -> Execution:
         "infra", signature="infra: sandbox unavailable", message=f"not run: {reason}"[:500]
     )
     return Execution(observation=observation, result=result)
-
-
-def rewrite_devices_to_cpu(script: str) -> tuple[str, int]:
-    """GPU device names to `cpu`, line for line (tracebacks keep their line numbers)."""
-    total = 0
-    for pattern, replacement in DEVICE_REWRITES:
-        script, count = pattern.subn(replacement, script)
-        total += count
-    return script, total
 
 
 def environment_options(spec: RunSpec, env: dict[str, str]) -> tuple[dict[str, str], tuple]:
