@@ -148,6 +148,12 @@ def release(text: str) -> str:
     return public if RELEASE_RE.match(public) else ""
 
 
+def package_release(package: str, version: str) -> str:
+    """A version as a pin of `package` names it: a ROCm series ("6.2.1" -> "6.2": its image),
+    else a plain release ("3.2" -> "3.2.0")."""
+    return series(version) if package in IMAGE_PINNED else release(version)
+
+
 def pins(versions: dict) -> dict[str, str]:
     """The versions to pin: packages this runner can install at another release, as plain
     release numbers, without those equal to what the runner has (its own environment)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import asdict, dataclass, field
 
+from classifiers.markdown_blocks import MAX_BLOCKS, code_blocks
 from config import linear_re
 from kernels_ci.signatures import (
     Observation,
@@ -58,6 +59,9 @@ class ExpectedError:
     message: str = ""
     lines: list[str] = field(default_factory=list)
     quoted: str = ""
+    # the other errors the report quotes for its script (another block, another traceback):
+    # a failure that is any of them is the reported one too
+    others: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -68,6 +72,11 @@ class ExpectedError:
             return None
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
 
+    def quoted_errors(self) -> list[ExpectedError]:
+        """This error and the others quoted, each on its own."""
+        first = ExpectedError(self.exc_type, self.message, list(self.lines), self.quoted)
+        return [first, *(ExpectedError.from_dict(other) for other in self.others)]
+
     @property
     def signature(self) -> str:
         """As a run's signature reads: `Type: message`, or the first quoted line."""
@@ -76,8 +85,25 @@ class ExpectedError:
         return self.lines[0] if self.lines else ""
 
 
+MAX_OTHERS = 4
+
+
 def expected_error(text: str) -> ExpectedError | None:
-    """The error the report quotes (its prose and output blocks, not the script), or None."""
+    """The error the report quotes (its prose and output blocks, not the script), or None: the
+    last one, and in `others` those quoted in its other code blocks."""
+    found = _quoted(text)
+    if found is None:
+        return None
+    seen = {found.signature}
+    for block in code_blocks((text or "")[-MAX_TEXT:])[:MAX_BLOCKS]:
+        other = _quoted(block.body)
+        if other is not None and other.signature not in seen and len(found.others) < MAX_OTHERS:
+            seen.add(other.signature)
+            found.others.append(other.as_dict())
+    return found
+
+
+def _quoted(text: str) -> ExpectedError | None:
     text = (text or "")[-MAX_TEXT:]
     found = ExpectedError()
     parsed = _last_traceback(text)
@@ -136,8 +162,13 @@ def _same_type(expected: str, observed: str) -> bool:
     return expected.endswith(COMPILE_TYPES) and observed.endswith(COMPILE_TYPES)
 
 
+def matched(expected: ExpectedError, observation: Observation) -> ExpectedError | None:
+    """Which of the errors the report quotes the run's failure is (None: none of them)."""
+    return next((e for e in expected.quoted_errors() if matches(e, observation)), None)
+
+
 def matches(expected: ExpectedError, observation: Observation) -> bool:
-    """Whether the run's failure is the one the report quotes."""
+    """Whether the run's failure is the one the report quotes (this one, not its others)."""
     if observation.kind in ("pass", "infra"):
         return False
     printed = [observation.message, observation.signature, *observation.error_lines]

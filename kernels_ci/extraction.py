@@ -301,13 +301,60 @@ def _choose(blocks: list[CodeBlock], result: Extraction) -> CodeBlock | None:
     return chosen
 
 
+CODE_KINDS = ("python", "hip", "kernel_without_imports", "snippet")
+# prose before an error that ties it to a variant of the script, not the script as posted
+VARIANT_RE = linear_re.compile(
+    r"\b(?:if|when|once|after)\s+I\s+(?:change|modify|replace|swap|switch|remove|add|use|try)"
+    r"|\b(?:changing|modifying|replacing|swapping)\b|\bmodified (?:version|kernel|code|snippet)"
+    r"|\bwith (?:this|that|the following) change",
+    linear_re.I,
+)
+
+
 def _prose(body: str, blocks: list[CodeBlock], chosen: CodeBlock | None) -> str:
-    """The body without the chosen script's blocks: the symptom is in the prose and the output
-    blocks, not in the code that is to run."""
+    """The body without the chosen script's blocks, and without what belongs to another
+    snippet: the symptom and the quoted errors are in the prose and the output blocks, not in
+    the code that is to run, and not in what a modified copy of it did. Another code block and
+    the text after it (up to the script again) are another snippet's; an output block whose
+    lead-in says it comes from a variant ("if I change X to Y I get") is too."""
     if chosen is None:
         return body
     script = chosen.body.rstrip()
-    return text_without(body, [b for b in blocks if b.body.rstrip() == script])
+    cut, other = [], False
+    for block in sorted(blocks, key=lambda b: b.span):
+        if block.body.rstrip() == script:
+            cut.append(block)
+            other = False
+        elif _kind(block) in CODE_KINDS and block.index > chosen.index:
+            cut.append(block)
+            other = True  # what follows is about this snippet
+        elif other or VARIANT_RE.search(block.context[-300:]):
+            cut.append(block)
+    if not any(b.body.rstrip() != script for b in cut):
+        return text_without(body, cut)
+    return _without_others(body, blocks, cut, script)
+
+
+def _without_others(body: str, blocks: list[CodeBlock], cut: list[CodeBlock], script: str) -> str:
+    """The body without the cut blocks and without the prose after another snippet's block up
+    to the next block that is not cut (the prose that goes with that snippet)."""
+    ordered = sorted(blocks, key=lambda b: b.span)
+    drop = []  # (start, end) byte spans, the cut blocks widened over another snippet's prose
+    for position, block in enumerate(ordered):
+        if block not in cut:
+            continue
+        end = block.span[1]
+        if block.body.rstrip() != script:
+            later = next((b for b in ordered[position + 1 :] if b not in cut), None)
+            end = later.span[0] if later is not None else len(body.encode("utf-8"))
+        drop.append((block.span[0], end))
+    data, parts, at = body.encode("utf-8", "surrogatepass"), [], 0
+    for start, end in sorted(drop):
+        if start >= at:
+            parts.append(data[at:start])
+        at = max(at, end)
+    parts.append(data[at:])
+    return "".join(part.decode("utf-8", "replace") for part in parts)
 
 
 def extract(*, title: str, body: str, time_budget_s: float = TIME_BUDGET_S) -> Extraction:

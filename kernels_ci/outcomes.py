@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from classifiers.symptom import FAILURES
-from kernels_ci.expectations import ExpectedError, matches
+from kernels_ci.expectations import ExpectedError, matched
 from kernels_ci.signatures import Observation, signature_hash
 
 FAILURE_KINDS = {"wrong_result", "crash", "hang", "compile_error"}
@@ -86,7 +86,7 @@ def shows_kind(observation: Observation, reported: str, detail: str = "") -> boo
 
 
 def shows_reported(observation: Observation, expectation: Expectation) -> bool:
-    if expectation.error is not None and matches(expectation.error, observation):
+    if expectation.error is not None and matched(expectation.error, observation) is not None:
         return True
     if expectation.error is not None and (expectation.error.exc_type or expectation.error.lines):
         return False  # it quotes an error: the kind alone is not enough
@@ -124,6 +124,9 @@ def classify(
     matching = [o for o in observations if shows_reported(o, expectation)]
     signatures = Counter(o.signature for o in matching)
     said = expectation.said()
+    which = expectation.error and matched(expectation.error, matching[0]) if matching else None
+    if which is not None and len(expectation.error.quoted_errors()) > 1:
+        said = f"{said}; it is the quoted {which.signature}"[:400]
     if matching and len(matching) * 2 >= n and len(signatures) == 1:
         text = f"{len(matching)}/{n} executions showed the reported failure ({said}); {summary}"
         if matching[0].kind == "environment":  # what the report is about is the versions' doing

@@ -53,7 +53,7 @@ def _pair(run: ReproRun) -> tuple[ReproRun, ReproRun] | None:
 
 
 def _version(run: ReproRun, package: str) -> str:
-    return environments.release((run.ran_versions or {}).get(package, ""))
+    return environments.package_release(package, (run.ran_versions or {}).get(package, ""))
 
 
 def bisection_start(*, run: ReproRun, dispatch: bool = True) -> Bisection | None:
@@ -112,7 +112,8 @@ def bisection_continue(*, run: ReproRun, dispatch: bool = True) -> list[ReproRun
         if bisection.status != Bisection.Status.RUNNING:
             return []
         package = bisection.package
-        release = environments.release(run.versions.get(package, "")) or _version(run, package)
+        pinned = run.versions.get(package, "")
+        release = environments.package_release(package, pinned) or _version(run, package)
         verdicts = dict(bisection.verdicts)
         verdicts[release] = verdict_of(run.outcome)
         bisection.verdicts = verdicts

@@ -126,7 +126,7 @@ def _own_versions() -> dict[str, str]:
 
 
 def _same_release(package: str, version: str) -> str:
-    return environments.series(version) if package == "rocm" else environments.release(version)
+    return environments.package_release(package, version)
 
 
 def version_plans(case: ReproCase, backend: str, queue: str) -> list[dict]:
