@@ -49,6 +49,7 @@ class Expectation:
     # the versions the reporter used and those this attempt ran, for the words of a verdict
     reported_versions: dict = field(default_factory=dict)
     versions: dict = field(default_factory=dict)
+    chosen: tuple[str, ...] = ()  # of reported_versions, the packages a maintainer chose
 
     @property
     def known(self) -> bool:
@@ -180,8 +181,14 @@ def _environment(observations, expectation: Expectation, summary: str, n: int) -
         f"{len(failed)}/{n} executions failed because of the environment on {ran} "
         f"({first.environment})"
     )
-    if expectation.reported_versions:
-        text += f"; the reporter used {_versions(expectation.reported_versions)}"
+    reported = {
+        k: v for k, v in expectation.reported_versions.items() if k not in expectation.chosen
+    }
+    chosen = {k: v for k, v in expectation.reported_versions.items() if k in expectation.chosen}
+    if reported:
+        text += f"; the reporter used {_versions(reported)}"
+    if chosen:
+        text += f"; a maintainer asked for {_versions(chosen)}"
     return _verdict("environment_mismatch", 0, first.signature, f"{text}; {summary}")
 
 

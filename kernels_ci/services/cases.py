@@ -42,6 +42,15 @@ def _backend_for(case: ReproCase, found) -> str:
     return found.suggested_backend()
 
 
+def no_reproducer_reason(case: ReproCase | None) -> str:
+    """Why the issue gives nothing to run, in the words of its page's repro panel."""
+    if case is not None and case.extraction_problem:
+        return f"it is {case.extraction_problem}"
+    if case is not None and case.choice_reason:
+        return case.choice_reason
+    return "no Python/Triton/torch or HIP C++ code block"
+
+
 def case_refresh(*, issue: Issue) -> ReproCase | None:
     """Extract the case from the issue as it is now; None when it has no reproducer (and no case).
 

@@ -389,6 +389,7 @@ def expectation_of(
         error=ExpectedError.from_dict(case.expected_error),
         reported_versions=reporter_versions(case, backend),
         versions=versions or {},
+        chosen=tuple(case.pinned_versions or {}),  # /repro triton=..., run_repro --triton
     )
 
 

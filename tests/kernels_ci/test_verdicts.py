@@ -204,3 +204,17 @@ def test_a_wrapped_interpreter_error_is_the_exception_the_kernel_raised():
         "On 3.9 it says\n```\nNotImplementedError: Block pointers have been removed\n```\n"
     )
     assert matches(reported, observation)  # a report about the removal itself reproduces
+
+
+def test_a_version_a_maintainer_chose_is_not_called_the_reporters():
+    expectation = Expectation(
+        symptom="wrong_result",
+        reported_versions={"triton": "3.8.0"},
+        versions={"triton": "3.8.0"},
+        chosen=("triton",),
+    )
+    observation = observe(SandboxResult(returncode=1, stderr=BLOCK_POINTERS_REMOVED))
+    verdict = classify([observation], expectation=expectation)
+    assert verdict.outcome == "environment_mismatch"
+    assert "a maintainer asked for triton 3.8.0" in verdict.detail
+    assert "the reporter used" not in verdict.detail

@@ -110,6 +110,20 @@ def test_run_repro_refuses_an_unapproved_case(case):
         call_command("run_repro", "ROCm/triton")
 
 
+def test_run_repro_says_why_an_issue_has_nothing_to_run_as_its_page_does(make):
+    kernel_only = (
+        "The kernel:\n\n```python\n@triton.jit\n"
+        "def add(x_ptr, n):\n    tl.store(x_ptr + tl.arange(0, 8), 1.0)\n```\n"
+    )
+    make.issue(repository=make.repository("ROCm/triton"), number=78, body=kernel_only)
+    with pytest.raises(CommandError, match="never launches it") as refused:
+        call_command("run_repro", "ROCm/triton#78")
+    assert "no Triton, torch or HIP block" not in str(refused.value)
+    make.issue(repository=make.repository("ROCm/triton"), number=79, body="It hangs.")
+    with pytest.raises(CommandError, match="no Python/Triton/torch or HIP C\\+\\+ code block"):
+        call_command("run_repro", "ROCm/triton#79")
+
+
 def test_run_repro_refuses_an_architecture_for_the_interpreter(case):
     with pytest.raises(CommandError, match="runs on the CPU only, not on gfx942"):
         call_command("run_repro", "ROCm/triton#77", "--approve", "--arch", "gfx942")

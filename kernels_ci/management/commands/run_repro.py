@@ -18,7 +18,12 @@ from kernels_ci import selectors
 from kernels_ci.backends import REGISTRY
 from kernels_ci.environments import release, series
 from kernels_ci.models import ReproRun
-from kernels_ci.services.cases import NoReproducer, case_approve, case_refresh
+from kernels_ci.services.cases import (
+    NoReproducer,
+    case_approve,
+    case_refresh,
+    no_reproducer_reason,
+)
 from kernels_ci.services.runs import NotApproved, RunRequestError, run_execute, runs_queue
 from triage.models import Issue
 
@@ -63,9 +68,7 @@ class Command(BaseCommand):
             raise CommandError(f"no issue {options['issue']}: sync the repository first")
         case = case_refresh(issue=issue)
         if case is None or not case.script:
-            raise CommandError(
-                f"{issue.reference} has no reproducer (no Triton, torch or HIP block)"
-            )
+            raise CommandError(f"{issue.reference} has no reproducer: {no_reproducer_reason(case)}")
         pins = {}
         for package, read in (("triton", release), ("rocm", series)):
             if options[package]:
