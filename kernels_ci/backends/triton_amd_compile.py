@@ -5,7 +5,7 @@ Each launch `kernel[grid](...)` in the script becomes a compilation for the targ
 the CPU give the signature); the generated amdgcn assembly is kept on the run. A compiler error
 (front end, MLIR passes, LLVM, the assembler) is reproduced per architecture. Releases of Triton
 before 3.5 link the code object with ROCm's ld.lld: KERNELS_CI_HIP_LLD_PATH (found on PATH as
-ld.lld or ld.lld-NN when unset, at each run: Debian's lld does) stands in for
+ld.lld-NN (16 or newer) or ld.lld when unset, at each run: Debian's lld-16 does) stands in for
 /opt/rocm/llvm/bin/ld.lld. The linker found is this backend's `toolchain()`: a release's check
 kernel is run again when it changes, so installing lld takes back a release refused without it.
 """
@@ -47,10 +47,12 @@ def available() -> str:
     return compiler_available("amd", "this triton has no AMD (HIP) backend")
 
 
-LLD_NAMES = ["ld.lld", *(f"ld.lld-{n}" for n in range(20, 13, -1))]
+# the newest versioned linker first: a plain ld.lld may be an older LLVM's (Debian's `lld` is
+# lld-14, which cannot link what Triton 3.3's LLVM emits for gfx942; lld-16 can)
+LLD_NAMES = [*(f"ld.lld-{n}" for n in range(20, 15, -1)), "ld.lld"]
 NO_LLD = (
     "no ld.lld here: Triton releases before 3.5 need it to compile for AMD targets (install "
-    "Debian's lld, or set KERNELS_CI_HIP_LLD_PATH)"
+    "Debian's lld-16, or set KERNELS_CI_HIP_LLD_PATH)"
 )
 
 
