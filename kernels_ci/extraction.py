@@ -339,6 +339,7 @@ def _without_others(body: str, blocks: list[CodeBlock], cut: list[CodeBlock], sc
     """The body without the cut blocks and without the prose after another snippet's block up
     to the next block that is not cut (the prose that goes with that snippet)."""
     ordered = sorted(blocks, key=lambda b: b.span)
+    data = body.encode("utf-8", "surrogatepass")
     drop = []  # (start, end) byte spans, the cut blocks widened over another snippet's prose
     for position, block in enumerate(ordered):
         if block not in cut:
@@ -346,9 +347,9 @@ def _without_others(body: str, blocks: list[CodeBlock], cut: list[CodeBlock], sc
         end = block.span[1]
         if block.body.rstrip() != script:
             later = next((b for b in ordered[position + 1 :] if b not in cut), None)
-            end = later.span[0] if later is not None else len(body.encode("utf-8"))
+            end = later.span[0] if later is not None else len(data)
         drop.append((block.span[0], end))
-    data, parts, at = body.encode("utf-8", "surrogatepass"), [], 0
+    parts, at = [], 0
     for start, end in sorted(drop):
         if start >= at:
             parts.append(data[at:start])
