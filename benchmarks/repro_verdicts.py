@@ -8,7 +8,8 @@ would post: prose, the script in a ```python block, the error they saw, their ve
 `arch`; `reported_triton`; `per_version`: what each release did, found by running it;
 `first_good` / `first_bad`: the release that fixed or broke it, or null) and `repro.py`. A case
 whose meta names `report_of` takes that case's issue.md (the same report, asked of another
-backend).
+backend, or written another way: `variant`, one of VARIANTS: its devices "cuda", a script that
+turns the interpreter on itself, a modified second snippet quoting another error).
 
 Every case goes through the service's real path on a scratch SQLite database, as `run_repro
 OWNER/NAME#N --approve` runs it: extraction of the script, the reported failure and versions,
@@ -61,6 +62,41 @@ REAL = {"wrong_result", "crash", "compile_error"}
 CALLED_A_RESULT = {"reproduced", "flaky", "not_reproduced"}
 
 
+def _gpu_devices(body: str) -> str:
+    """The script as a GPU user writes it: its device a module constant, "cuda"."""
+    start = body.index("```python\n") + len("```python\n")
+    script = body[start:].replace('device="cpu"', "device=DEVICE")
+    return body[:start] + 'DEVICE = "cuda"\n' + script
+
+
+def _self_interpreting(body: str) -> str:
+    """The script turns Triton's interpreter on itself, as many reporters' scripts do."""
+    start = body.index("```python\n") + len("```python\n")
+    return body[:start] + 'import os\n\nos.environ["TRITON_INTERPRET"] = "1"\n' + body[start:]
+
+
+def _second_snippet(body: str) -> str:
+    """After the report: a modified copy of the kernel and the (other) error it gives."""
+    return (
+        body
+        + "\nIf I change `apply_relu` to a `tl.constexpr` the flag works, but then this variant"
+        + " does not compile:\n\n```python\n@triton.jit\ndef bias_act_kernel(x_ptr, n, "
+        + "apply_relu: tl.constexpr):\n    y = tl.load(x_ptr + tl.arange(0, 100))\n```\n\n"
+        + "```\ntriton.compiler.errors.CompilationError: at 2:32:\n    y = tl.load(x_ptr + "
+        + "tl.arange(0, 100))\n                                ^\narange's range must be a "
+        + "power of 2\n```\n"
+    )
+
+
+# A case's meta may name a `variant` of the report it takes (`report_of`): the same bug written
+# the ways real reports write it, which the service must read through.
+VARIANTS = {
+    "gpu_devices": _gpu_devices,
+    "self_interpreting": _self_interpreting,
+    "second_snippet": _second_snippet,
+}
+
+
 def load_corpus(folder: Path, only: set[str]) -> list[dict]:
     cases = []
     for path in sorted(p for p in folder.iterdir() if (p / "meta.json").exists()):
@@ -69,6 +105,7 @@ def load_corpus(folder: Path, only: set[str]) -> list[dict]:
         meta = json.loads((path / "meta.json").read_text())
         report = folder / meta.get("report_of", path.name) / "issue.md"  # another case's report
         title, _, body = report.read_text().partition("\n")
+        body = VARIANTS[meta["variant"]](body) if meta.get("variant") else body
         cases.append({"name": path.name, "title": title.strip(), "body": body, "meta": meta})
     return cases
 
