@@ -25,19 +25,22 @@
   paintLabels(document);
   document.addEventListener("htmx:load", function (event) { paintLabels(event.target); });
 })();
+// A field one types into, where keys are left alone; a checkbox, radio or button is not one (keys
+// go on working there). Shared by the list keys and the page keys below.
+var typing = (function () {
+  var NOT_TYPED = /^(checkbox|radio|button|submit|reset)$/;
+  return function (target) {
+    if (!target) return false;
+    if (target.tagName === "INPUT") return !NOT_TYPED.test(target.type);
+    return target.isContentEditable || /^(SELECT|TEXTAREA)$/.test(target.tagName);
+  };
+})();
 (function () {
   function rows(list) { return Array.prototype.slice.call(list.querySelectorAll("[data-keynav-item]")); }
   function current(list) { return list.querySelector("[data-keynav-item][aria-selected='true']"); }
   function select(list, row) {
     rows(list).forEach(function (r) { r.setAttribute("aria-selected", r === row ? "true" : "false"); });
     if (row) { row.focus({ preventScroll: false }); row.scrollIntoView({ block: "nearest" }); }
-  }
-  // A field one types into; a checkbox, radio or button is not one (keys go on working there).
-  var NOT_TYPED = /^(checkbox|radio|button|submit|reset)$/;
-  function typing(target) {
-    if (!target) return false;
-    if (target.tagName === "INPUT") return !NOT_TYPED.test(target.type);
-    return target.isContentEditable || /^(SELECT|TEXTAREA)$/.test(target.tagName);
   }
   // The selected row's keyed actions, for the command palette: [{key, label, run}].
   window.keynavActions = function () {
@@ -188,12 +191,6 @@
 (function () {
   "use strict";
   var GO = { h: "/", i: "/issues/", t: "/triage/", r: "/releases/", s: "/social/", m: "/models/" };
-  var NOT_TYPED = /^(checkbox|radio|button|submit|reset)$/;
-  function typing(target) {
-    if (!target) return false;
-    if (target.tagName === "INPUT") return !NOT_TYPED.test(target.type);
-    return target.isContentEditable || /^(SELECT|TEXTAREA)$/.test(target.tagName);
-  }
   var pendingG = null;
   document.addEventListener("keydown", function (event) {
     if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === "k") {
