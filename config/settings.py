@@ -350,6 +350,9 @@ CELERY_RESULT_EXPIRES = 3600
 # (triage/sources/github/sync.py). Every worker looks for expired tasks a quarter of it apart
 # (<= 10 s).
 TASK_VISIBILITY_TIMEOUT_S = env_int("TASK_VISIBILITY_TIMEOUT_S", 7200)
+# A pipeline step that met an outage of Postgres or Redis retries 2, 4, 8 ... s later, at most
+# this far apart (config/task_retries.py): the longest wait after the outage ends.
+TASK_RETRY_BACKOFF_MAX_S = env_int("TASK_RETRY_BACKOFF_MAX_S", 300)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": TASK_VISIBILITY_TIMEOUT_S,
     "unacked_restore_interval": max(1, min(10, TASK_VISIBILITY_TIMEOUT_S // 4)),
