@@ -100,6 +100,8 @@ def test_a_wrong_result_compiled_for_gfx942_is_cannot_observe_not_a_pass(make, n
         "--arch",
         "gfx942",
         "--no-follow-ups",
+        "--runs",
+        "1",
         "--json",
         stdout=out,
     )
