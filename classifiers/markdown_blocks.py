@@ -119,9 +119,16 @@ def code_blocks(text: str, *, limit: int = MAX_BLOCKS) -> list[CodeBlock]:
 
 def text_without(text: str, blocks: list[CodeBlock], *, between: str = "") -> str:
     """The text with these blocks (of code_blocks(text)) cut out, `between` in their place."""
+    return text_without_spans(text, [block.span for block in blocks], between=between)
+
+
+def text_without_spans(text: str, spans: list[tuple[int, int]], *, between: str = "") -> str:
+    """The text with these UTF-8 byte spans (a block's `span`, or wider) cut out; overlapping
+    spans are cut once."""
     data, parts, position = _utf8(text), [], 0
-    for block in sorted(blocks, key=lambda b: b.span):
-        parts.append(data[position : block.span[0]])
-        position = block.span[1]
+    for start, end in sorted(spans):
+        if start >= position:
+            parts.append(data[position:start])
+        position = max(position, end)
     parts.append(data[position:])
     return between.join(_decode(part) for part in parts)

@@ -16,7 +16,7 @@ strings: releases reword messages a little, and a report's copy is often cut sho
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from classifiers.markdown_blocks import MAX_BLOCKS, code_blocks
 from config import linear_re
@@ -74,8 +74,7 @@ class ExpectedError:
 
     def quoted_errors(self) -> list[ExpectedError]:
         """This error and the others quoted, each on its own."""
-        first = ExpectedError(self.exc_type, self.message, list(self.lines), self.quoted)
-        return [first, *(ExpectedError.from_dict(other) for other in self.others)]
+        return [replace(self, others=[]), *(ExpectedError.from_dict(o) for o in self.others)]
 
     @property
     def signature(self) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from classifiers.extraction import MAX_BODY_CHARS
 from classifiers.extraction import environment_extract as classifier_environment
-from classifiers.markdown_blocks import MAX_BLOCKS, CodeBlock, code_blocks, text_without
+from classifiers.markdown_blocks import MAX_BLOCKS, CodeBlock, code_blocks, text_without_spans
 from config import linear_re
 from kernels_ci.backends import suggested_backend
 from kernels_ci.expectations import expected_error
@@ -302,6 +302,7 @@ def _choose(blocks: list[CodeBlock], result: Extraction) -> CodeBlock | None:
 
 
 CODE_KINDS = ("python", "hip", "kernel_without_imports", "snippet")
+MAX_SPAN = 2**62  # "to the end of the body", as a byte offset
 # prose before an error that ties it to a variant of the script, not the script as posted
 VARIANT_RE = linear_re.compile(
     r"\b(?:if|when|once|after)\s+I\s+(?:change|modify|replace|swap|switch|remove|add|use|try)"
@@ -330,32 +331,23 @@ def _prose(body: str, blocks: list[CodeBlock], chosen: CodeBlock | None) -> str:
             other = True  # what follows is about this snippet
         elif other or VARIANT_RE.search(block.context[-300:]):
             cut.append(block)
-    if not any(b.body.rstrip() != script for b in cut):
-        return text_without(body, cut)
-    return _without_others(body, blocks, cut, script)
+    return text_without_spans(body, _spans(blocks, cut, script))
 
 
-def _without_others(body: str, blocks: list[CodeBlock], cut: list[CodeBlock], script: str) -> str:
-    """The body without the cut blocks and without the prose after another snippet's block up
-    to the next block that is not cut (the prose that goes with that snippet)."""
+def _spans(blocks: list[CodeBlock], cut: list[CodeBlock], script: str) -> list[tuple[int, int]]:
+    """The cut blocks' byte spans, another snippet's widened over its prose: up to the next
+    block that is not cut, or the end of the body."""
     ordered = sorted(blocks, key=lambda b: b.span)
-    data = body.encode("utf-8", "surrogatepass")
-    drop = []  # (start, end) byte spans, the cut blocks widened over another snippet's prose
+    spans = []
     for position, block in enumerate(ordered):
         if block not in cut:
             continue
         end = block.span[1]
         if block.body.rstrip() != script:
             later = next((b for b in ordered[position + 1 :] if b not in cut), None)
-            end = later.span[0] if later is not None else len(data)
-        drop.append((block.span[0], end))
-    parts, at = [], 0
-    for start, end in sorted(drop):
-        if start >= at:
-            parts.append(data[at:start])
-        at = max(at, end)
-    parts.append(data[at:])
-    return "".join(part.decode("utf-8", "replace") for part in parts)
+            end = later.span[0] if later is not None else MAX_SPAN
+        spans.append((block.span[0], end))
+    return spans
 
 
 def extract(*, title: str, body: str, time_budget_s: float = TIME_BUDGET_S) -> Extraction:

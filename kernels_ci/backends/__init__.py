@@ -87,5 +87,5 @@ def unobservable_hint(name: str, kind: str, language: str, uses_triton: bool) ->
         if d.applies_to(language, uses_triton) and d.can_observe(kind) and d.name != name
     ]
     where = f": run it on {' or '.join(able)}" if able else ""
-    who = "a compile-only backend" if not description.executes else f"{name}"
+    who = name if description.executes else "a compile-only backend"
     return f"{who} ({description.summary}) cannot show {OBSERVED_AS.get(kind, kind)}{where}"

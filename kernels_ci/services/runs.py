@@ -101,7 +101,7 @@ def reporter_versions(case: ReproCase, backend: str = "") -> dict[str, str]:
         "rocm": environments.series(case.environment.get("rocm_version", "")),
     }
     pinned = {
-        package: _same_release(package, version)
+        package: environments.package_release(package, version)
         for package, version in (case.pinned_versions or {}).items()
     }
     backend = backend or case.backend
@@ -125,16 +125,14 @@ def _own_versions() -> dict[str, str]:
     return {**environments.installed_versions(), **({"rocm": rocm} if rocm else {})}
 
 
-def _same_release(package: str, version: str) -> str:
-    return environments.package_release(package, version)
-
-
 def version_plans(case: ReproCase, backend: str, queue: str) -> list[dict]:
     """The version sets of a new attempt: the current ones ({}), and the reporter's where the
     backend can pin them and they are not what the queue's runners have."""
     wanted = reporter_versions(case, backend)
     current = _current_versions(queue) or _own_versions()  # no runner registered: this machine's
-    wanted = {k: v for k, v in wanted.items() if _same_release(k, current.get(k, "")) != v}
+    wanted = {
+        k: v for k, v in wanted.items() if environments.package_release(k, current.get(k, "")) != v
+    }
     return [{}, wanted] if wanted else [{}]
 
 
