@@ -9,19 +9,18 @@ One scratch database (benchmarks/harness.py; SQLite by default), migrated, with 
 settings (DEBUG off, no REDIS_URL: every task runs in-process as in `make demo`) and `load_demo`
 (it trains the kind model, and needs-info only asks issues the model calls bugs).
 
-1. Needs-info on real and demo reports (`--part needs-info`). (a) The demo's open issues whose
-   kind is "bug" (predicted, not waiting for triage: the rule's own test), each read by
-   triage.services.needs_info.completeness. (b) With `--data`, a JSON-lines file of labelled real
-   issues in the format of benchmarks/real_issues.py, whose `gold` also has `present`: {gpu,
-   rocm_version, os, steps, rocminfo} booleans (does the report, with the reporter's comments,
-   give that fact). Each issue is delivered as real_issues.py delivers it (a signed `issues`
-   `opened` webhook, then its comments as `issue_comment` deliveries: the service extracts the
-   environment, with the reporter's comments, as it does in production), then read by the same
-   `completeness`. Printed: the share of bug reports needs-info would ask (any fact missing) and
-   the share per fact; for the real set the gold's own shares, and per fact the precision and
-   recall of "missing" (missing = not present in the gold) with the ten worst disagreements
-   (issue, fact, what the reader found or did not). No repository is opted in: nothing is
-   written anywhere.
+1. Needs-info on real and demo reports (`--part needs-info`). (a) The demo's open issues whose kind
+   is "bug" (predicted, not waiting for triage: the rule's own test), each read by
+   automation.needs_info.services.completeness. (b) With `--data`, a JSON-lines file of labelled
+   real issues in the format of benchmarks/real_issues.py, whose `gold` also has `present`: {gpu,
+   rocm_version, os, steps, rocminfo} booleans (does the report, with the reporter's comments, give
+   that fact). Each issue is delivered as real_issues.py delivers it (a signed `issues` `opened`
+   webhook, then its comments as `issue_comment` deliveries: the service extracts the environment,
+   with the reporter's comments, as it does in production), then read by the same `completeness`.
+   Printed: the share of bug reports needs-info would ask (any fact missing) and the share per
+   fact; for the real set the gold's own shares, and per fact the precision and recall of "missing"
+   (missing = not present in the gold) with the ten worst disagreements (issue, fact, what the
+   reader found or did not). No repository is opted in: nothing is written anywhere.
 
 2. Writes per 1,000 new issues (`--part writes`). The GitHub emulator (tests/fakes/github_api.py)
    in this process, the service's settings pointed at it (real PyGithub over HTTP); one new
@@ -508,8 +507,8 @@ def _environment_compact(evidence: dict | None) -> dict:
 
 
 def _reading(issue, *, gold: dict | None = None) -> Reading:
+    from automation.needs_info import services as needs_info
     from triage.models import IssuePrediction
-    from triage.services import needs_info
 
     predictions = {
         p.model_name: p
@@ -667,7 +666,7 @@ def _comment_payload(template: dict, comment: dict, issue: dict, repository: dic
 
 def _rule_owners() -> set[str]:
     """The GitHub users (not teams) the ownership rules name."""
-    from triage.models import OwnershipRule
+    from automation.ownership.models import OwnershipRule
 
     owners = set()
     for text in OwnershipRule.objects.values_list("owners", flat=True):
@@ -692,7 +691,7 @@ def not_done_reasons(rows: list[dict], top: int = 8) -> list[list]:
 
 
 def _row_dicts(repository) -> list[dict]:
-    from triage.models import GitHubWrite
+    from automation.outbox.models import GitHubWrite
 
     return [
         {
@@ -713,9 +712,14 @@ def writes_part(emulator, count: int, seed: int) -> dict:
     from django.test import Client
     from django.utils import timezone
 
+    from automation.commands.models import CommentCommand
+    from automation.needs_info import services as needs_info
+    from automation.needs_info.models import NeedsInfo
+    from automation.outbox import services as outbox
+    from automation.outbox.models import GitHubWrite
     from tests.fakes.github_webhooks import fixture_payload
-    from triage.models import Comment, CommentCommand, GitHubWrite, Issue, NeedsInfo
-    from triage.services import needs_info, outbox, tracking
+    from triage.models import Comment, Issue
+    from triage.services import tracking
 
     templates = {n: fixture_payload(n) for n in ("issues__opened", "issue_comment__created")}
     plan = issue_mix(count, seed)

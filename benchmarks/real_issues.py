@@ -24,7 +24,7 @@ The split (benchmarks/data/rocm_issues_split.json, made once by `split_make` bef
 tuned on the set): half of each repository group's issues to tune on, half to check on, named by
 URL. Every figure is printed for the tuning part, the check part and the whole set; the misses
 listed are the tuning part's only (the check part is scored, never read). Needs-info's reading
-(triage.services.needs_info.completeness) of each stored issue is scored too: a "false ask" is a
+(automation.needs_info.services.completeness) of each stored issue is scored too: a "false ask" is a
 fact it would ask for that the gold says the report gives (the GPU or its rocminfo, the ROCm
 version, steps where the report holds a complete reproducer).
 
@@ -580,10 +580,10 @@ def outcome_of(item: dict, detail: dict) -> Outcome:
 
 
 def asks_read(items: list[dict], outcomes: list[Outcome]) -> None:
-    """What needs-info would ask each report for (triage.services.needs_info.completeness, on
+    """What needs-info would ask each report for (automation.needs_info.services.completeness, on
     what the service stored), into each outcome's `missing`."""
+    from automation.needs_info import services as needs_info
     from triage.models import Issue
-    from triage.services import needs_info
 
     for item, outcome in zip(items, outcomes, strict=True):
         issue = Issue.objects.get(

@@ -19,7 +19,7 @@ config/wiring.py's CLASSIFIER_MODELS lists the entries, and triage and releases 
   (triage's label maps);
 - its rules: a model whose class defines `rules_predict(facts, model, corrections)` predicts
   from an issue's facts (classifiers.facts) and its trained model's prediction, and is
-  predicted without a trained model too; the models after it in ENTRIES read its label, and
+  predicted without a trained model too; the models after it in entries() read its label, and
   those it `follows` are predicted again when a triager corrects one of them (the severity
   follows from the symptom).
 
@@ -28,12 +28,14 @@ A new model is a model file (its class and its ENTRY), a line in CLASSIFIER_MODE
 
 from __future__ import annotations
 
+from functools import cache
+
 from django.utils.module_loading import import_string
 
 from classifiers.entries import ModelEntry
 from config import linear_re, wiring
 
-__all__ = ["ENTRIES", "MODELS", "ModelEntry", "entry", "label_validate", "model_class", "names"]
+__all__ = ["ModelEntry", "entries", "entry", "label_validate", "model_class", "models", "names"]
 
 COMPONENT_NAME = linear_re.compile(r"[\w .+/-]{1,100}")
 REFERENCE = linear_re.compile(r"^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#(\d{1,9})$")
@@ -47,18 +49,28 @@ class InvalidLabel(ValueError):
     """A triager's label that the model does not take (the message says what it takes)."""
 
 
-ENTRIES: dict[str, ModelEntry] = {
-    entry.name: entry for entry in (import_string(path) for path in wiring.CLASSIFIER_MODELS)
-}
-MODELS: dict[str, type] = {name: entry.cls for name, entry in ENTRIES.items()}
+def entries() -> dict[str, ModelEntry]:
+    """{name: entry}, in CLASSIFIER_MODELS order: the list as it is now (a test may replace it),
+    each list imported once."""
+    return _entries(tuple(wiring.CLASSIFIER_MODELS))
+
+
+@cache
+def _entries(paths: tuple[str, ...]) -> dict[str, ModelEntry]:
+    return {entry.name: entry for entry in (import_string(path) for path in paths)}
+
+
+def models() -> dict[str, type]:
+    """{name: model class}."""
+    return {name: entry.cls for name, entry in entries().items()}
 
 
 def entry(name: str) -> ModelEntry:
     try:
-        return ENTRIES[name]
+        return entries()[name]
     except KeyError:
         raise UnknownModel(
-            f"unknown model {name!r}; choose one of: {', '.join(sorted(MODELS))}"
+            f"unknown model {name!r}; choose one of: {', '.join(sorted(entries()))}"
         ) from None
 
 
@@ -67,10 +79,10 @@ def model_class(name: str) -> type:
 
 
 def names(**facts) -> tuple[str, ...]:
-    """The models whose entries have these facts, in ENTRIES order: names(page=True)."""
+    """The models whose entries have these facts, in entries() order: names(page=True)."""
     return tuple(
         name
-        for name, found in ENTRIES.items()
+        for name, found in entries().items()
         if all(getattr(found, fact) == value for fact, value in facts.items())
     )
 
@@ -79,7 +91,7 @@ def label_validate(name: str, label: str) -> str:
     """The label a triager's decision stores, or InvalidLabel saying what the model takes.
 
     A reference is checked for its shape only: whether that issue exists is triage's to say."""
-    found = ENTRIES.get(name)
+    found = entries().get(name)
     label = (label or "").strip()
     if found is None or not found.correction:
         raise InvalidLabel(f"{name!r} predictions cannot be corrected")

@@ -113,6 +113,7 @@ INSTALLED_APPS = [
     "allauth.socialaccount.providers.github",
     "classifiers",
     "triage",
+    "automation",  # acting on GitHub: after triage, before the stages that use its outbox
     "kernels_ci",
     "releases",
 ]
@@ -323,17 +324,66 @@ CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUES_BY_PURPOSE]
 CELERY_TASK_DEFAULT_QUEUE = "ingest"
+# Every task's queue, by the task's name: no patterns, so a task added without a route fails
+# tests/config/test_task_routes.py (each registered task routed to a queue that a worker of
+# docs/DEPLOYMENT.md consumes) instead of landing wherever its name happens to match.
+TASK_QUEUES = {
+    # per-issue work on the issues' text: never behind webhook deliveries
+    "classify": [
+        "triage.tasks.classify_issues",
+        "triage.tasks.classify_comments",
+        "triage.tasks.classify_environment",
+        "triage.tasks.classify_posts",
+        "triage.tasks.classify_prioritize_issues",
+        "triage.tasks.classify_reprioritize_open",
+        "triage.tasks.classify_retrain_models",
+        "triage.tasks.index_issues",  # full-text vectors
+        "kernels_ci.tasks.cases_refresh",  # reading an issue's reproducer
+    ],
+    "ingest": [
+        "triage.tasks.sync_repository",
+        "triage.tasks.sync_saved_search",
+        "triage.tasks.read_pull_request_commits",
+        "triage.tasks.read_pull_request_files",
+        "triage.tasks.process_webhook_delivery",
+        "triage.tasks.process_webhook_deliveries",
+        "triage.tasks.process_pending_webhook_deliveries",
+        "triage.tasks.prune_webhook_deliveries",
+        "triage.tasks.redeliver_failed_webhook_deliveries",
+        "triage.tasks.detect_spikes",
+        "triage.tasks.update_inboxes",
+        "triage.tasks.github_roles_refresh",
+        "triage.tasks.pipeline_sweep",
+        # acting on GitHub (automation/: the tasks keep the names they had in triage.tasks)
+        "triage.tasks.deliver_github_write",
+        "triage.tasks.resend_pending_github_writes",
+        "triage.tasks.writeback_labels",
+        "triage.tasks.needs_info_refresh",
+        "triage.tasks.needs_info_sweep",
+        "triage.tasks.match_known_errors",
+        "triage.tasks.route_to_owners",
+        "triage.tasks.request_owner_reviews",
+        "triage.tasks.escalate_overdue_issues",
+        "triage.tasks.run_comment_commands",
+        "triage.tasks.response_digest_send",
+        # repro coordination: never behind long repro runs
+        "kernels_ci.tasks.run_comment",
+        "kernels_ci.tasks.runners_check",
+        "kernels_ci.tasks.verification_nightly",
+        "kernels_ci.tasks.verification_request",
+    ],
+    "releases": [
+        "releases.tasks.link_fixes",
+        "releases.tasks.announce_released_fixes",
+        "releases.tasks.punt_due_trains",
+        "releases.tasks.retrain_forecast",
+        "releases.tasks.snapshot_trains",
+    ],
+    # dispatched to its run's queue (repro.<arch>); this is where one sent without a queue goes
+    "repro.cpu": ["kernels_ci.tasks.run_execute"],
+}
 CELERY_TASK_ROUTES = {
-    "triage.tasks.classify_*": {"queue": "classify"},
-    # full-text vectors are per-issue work on the issues' text: never behind webhook deliveries
-    "triage.tasks.index_issues": {"queue": "classify"},
-    "triage.tasks.*": {"queue": "ingest"},
-    "classifiers.tasks.*": {"queue": "classify"},
-    "releases.tasks.*": {"queue": "releases"},
-    "kernels_ci.tasks.run_execute": {"queue": "repro.cpu"},  # dispatched to its run's queue
-    # reading an issue's reproducer is per-issue work: never on the queue of webhook deliveries
-    "kernels_ci.tasks.cases_refresh": {"queue": "classify"},
-    "kernels_ci.tasks.*": {"queue": "ingest"},  # coordinators: never behind long repro runs
+    name: {"queue": queue} for queue, names in TASK_QUEUES.items() for name in names
 }
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -531,6 +581,7 @@ KERNELS_CI_HIP_LLD_PATH = env("KERNELS_CI_HIP_LLD_PATH")
 ROLES = {
     "viewers": [
         "triage.view_*",
+        "automation.view_*",
         "releases.view_*",
         "kernels_ci.view_*",
         "django_celery_beat.view_*",

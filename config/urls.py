@@ -58,9 +58,11 @@ urlpatterns = [
     ),
     path("api/", include("kernels_ci.api_urls")),
     path("api/releases/", include("releases.api_urls")),
+    path("api/", include("automation.api_urls")),
     path("api/", include("triage.api.urls")),
     path("", include("kernels_ci.urls")),
     path("", include("releases.urls")),
+    path("", include("automation.urls")),
     path("", include("triage.urls")),
 ]
 

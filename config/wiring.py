@@ -26,7 +26,8 @@ AFTER_ISSUES_CHANGED: list[str] = [
 ]
 AFTER_COMMENTS_CHANGED: list[str] = [  # ids of the issues whose comments changed
     "kernels_ci.tasks.cases_refresh",  # `/repro` comments by collaborators approve and run
-    "triage.tasks.run_comment_commands",  # `/kind bug`, `/assign @a` ... by collaborators
+    # `/kind bug`, `/assign @a` ... by collaborators
+    "automation.commands.tasks.run_comment_commands",
     "triage.tasks.update_inboxes",  # mentions and replies reach each maintainer's inbox
     "triage.tasks.classify_comments",  # sentiment of the comments (classify queue, batches)
     # the reporter's own comments complete the environment, then needs-info follows them
@@ -35,15 +36,29 @@ AFTER_COMMENTS_CHANGED: list[str] = [  # ids of the issues whose comments change
 AFTER_POSTS_CHANGED: list[str] = ["triage.tasks.classify_posts"]
 # After classify_issues has stored its predictions (it calls pipeline.issues_classified).
 AFTER_ISSUES_CLASSIFIED: list[str] = [
-    "triage.tasks.writeback_labels",  # repositories that opted in get the labels on GitHub
-    "triage.tasks.needs_info_refresh",  # new bugs lacking facts are asked for them (opted in)
-    "triage.tasks.match_known_errors",  # known errors proposed as duplicates, with the answer
-    "triage.tasks.route_to_owners",  # a sure component assigns its owners, alerts escalate
+    # repositories that opted in get the labels on GitHub
+    "automation.writeback.tasks.writeback_labels",
+    # new bugs lacking facts are asked for them (opted in)
+    "automation.needs_info.tasks.needs_info_refresh",
+    # known errors proposed as duplicates, with the answer
+    "automation.known_errors.tasks.match_known_errors",
+    # a sure component assigns its owners, alerts escalate
+    "automation.ownership.tasks.route_to_owners",
     "triage.tasks.update_inboxes",  # assignments, mentions, known errors, repros to approve
+]
+# After classify_environment read the issues' environment again with their comments.
+AFTER_ENVIRONMENT_READ: list[str] = [
+    "automation.needs_info.tasks.needs_info_refresh",  # what the reporter added may be it
+]
+# Whether a pull request's changed files are read at all (triage/sources/github/sync.py): any
+# entry saying so for its repository. `fn(repository_id: int) -> bool`.
+PULL_FILES_WANTED: list[str] = [
+    "automation.ownership.services.path_rules_apply",  # a path rule covers the repository
 ]
 # After a pull request's changed files were read at a new head (triage/sources/github/sync.py).
 AFTER_PULL_FILES_READ: list[str] = [
-    "triage.tasks.request_owner_reviews",  # the owners of those files by path rules review
+    # the owners of those files by path rules review
+    "automation.ownership.tasks.request_owner_reviews",
 ]
 
 # --- After a repro run ends in its worker (kernels_ci.services.runs.run_execute) -------------
@@ -67,9 +82,10 @@ ISSUE_PANELS: list[str] = [
     "kernels_ci.panels.repro_panel",
     "triage.views.social.linked_posts_panel",
     "releases.panels.fixed_in_panel",
-    "triage.panels.github.known_errors_panel",  # proposals; on a canonical issue, its reports
-    "triage.panels.github.github_panel",  # needs-info, writes to GitHub, comment commands
-    "triage.panels.github.issue_acts_panel",  # reply, close, reopen, labels (triagers)
+    # proposals; on a canonical issue, its reports
+    "automation.known_errors.panels.known_errors_panel",
+    "automation.panels.github_panel",  # needs-info, writes to GitHub, comment commands
+    "automation.acts.panels.issue_acts_panel",  # reply, close, reopen, labels (triagers)
 ]
 # Home page ("what needs a maintainer today"): `panel(*, request) -> Panel | None`.
 HOME_PANELS: list[str] = [
@@ -80,32 +96,52 @@ HOME_PANELS: list[str] = [
     "triage.panels.home.models_panel",
     "triage.panels.home.activity_panel",
     "triage.panels.home.github_budgets_panel",  # each installation's budget and its reset
-    "triage.panels.response_times.response_times_panel",  # how far from the response goal
+    "automation.digest.panels.response_times_panel",  # how far from the response goal
 ]
 # Settings page: `panel(*, request) -> Panel | None`.
 SETTINGS_PANELS: list[str] = [
     "triage.panels.home.repositories_settings_panel",
     "triage.panels.home.saved_searches_settings_panel",
-    "triage.panels.github.github_writes_settings_panel",
+    "automation.outbox.panels.github_writes_settings_panel",
     "releases.home_panels.series_settings_panel",
 ]
 # The triage queue's filters by later stages: {query parameter: `fn() -> issue ids`}.
 QUEUE_FILTERS: dict[str, str] = {
     "has_repro": "kernels_ci.selectors.issue_ids_with_reproducer",
-    "needs_info": "triage.panels.github.waiting_issue_ids",
+    "needs_info": "automation.needs_info.panels.waiting_issue_ids",
     "awaiting_approval": "kernels_ci.selectors.issue_ids_awaiting_approval",
-    "known_error": "triage.panels.github.known_error_proposed_issue_ids",
+    "known_error": "automation.known_errors.panels.known_error_proposed_issue_ids",
 }
+# The queue's "My issues": components a later stage gives a GitHub login, `fn(login) -> [str]`.
+OWNED_COMPONENTS: list[str] = [
+    "automation.ownership.selectors.owned_components",  # component rules naming the login
+]
 # The triage queue's cells by later stages, one column each:
 # `fn(*, issue_ids: list[int], request) -> {issue id: cell context}`.
 QUEUE_ROW_CELLS: list[str] = [
-    "triage.panels.github.needs_info_queue_cells",
+    "automation.needs_info.panels.needs_info_queue_cells",
     "kernels_ci.panels.queue_repro_cells",
 ]
 
+# Inbox items of later stages (triage/services/inbox.py), for the users concerned with an issue
+# (assigned, following): `fn(*, issues: list[Issue]) -> {issue id: [Concern]}` (a
+# triage.services.inbox.Concern).
+INBOX_CONCERNS: list[str] = [
+    "automation.known_errors.panels.inbox_concerns",  # a known-error match to confirm
+]
+
+# What later stages add to the triage queue's page and to a row sent alone after a decision:
+# `fn(*, request) -> dict` (template context).
+QUEUE_CONTEXT: list[str] = [
+    "automation.acts.bulk.queue_context",  # the bulk bar: actions the user may take, undo
+]
+
+# The writes to GitHub a repository may opt in to (its admin page): each a {action: words} dict.
+REPOSITORY_OPT_INS: list[str] = ["automation.outbox.services.ACTIONS"]
+
 # --- Comment commands of later stages (triage/services/commands.py): {name: handler} -------
 # `fn(*, issue, argument: str, login: str, ref: str) -> str` (what was done), raising
-# triage.services.commands.CommandRefused (its message is the reply). "target" also takes
+# automation.commands.services.CommandRefused (its message is the reply). "target" also takes
 # `user=` (the queue's bulk action, triage/services/bulk.py).
 COMMENT_COMMANDS: dict[str, str] = {
     "target": "releases.commands.target_command",
@@ -121,12 +157,13 @@ BULK_UNDO: dict[str, str] = {
 BEAT_START: list[str] = [
     "triage.services.tracking.repositories_track_configured",  # GITHUB_REPOS
     "triage.sources.github.app_auth.app_check_at_start",  # logs what the GitHub App lacks
-    "triage.services.tracking.schedules_install_defaults",  # webhook deliveries, GitHub writes
+    "triage.services.tracking.schedules_install_defaults",  # webhook deliveries, sweeps
+    "automation.schedules.schedules_install",  # needs-info, escalation, pending GitHub writes
     "triage.services.social.saved_searches_install",  # only with X_BEARER_TOKEN set
     "triage.services.classification_schedule.schedules_install",  # retraining, priorities
     "kernels_ci.schedules.schedules_install",  # nightly verification, runners heartbeat
     "releases.schedules.schedules_install",  # punts, burndown, forecast
-    "triage.services.digest.schedules_install",  # weekly response-times digest
+    "automation.digest.services.schedules_install",  # weekly response-times digest
     # daily GitHub team -> role refresh, with GITHUB_OAUTH_CLIENT_ID and GITHUB_TEAM_ROLES set
     "triage.services.github_signin.schedules_install",
 ]
@@ -142,7 +179,7 @@ DEMO_LOADERS: list[str] = [
     "triage.services.demo.demo_posts_load",
     "kernels_ci.services.demo.demo_load",
     "releases.services.demo.demo_load",
-    "triage.services.demo.demo_github_actions_load",  # what it would do on GitHub (dry run)
+    "automation.demo.demo_github_actions_load",  # what it would do on GitHub (dry run)
     "triage.services.demo.demo_prioritize",  # last: every stage's priority parts in place
 ]
 

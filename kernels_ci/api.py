@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from config.api_views import SelectorListView
 from kernels_ci import selectors
-from kernels_ci.backends import REGISTRY
+from kernels_ci.backends import registry
 from kernels_ci.models import Bisection, ReproCase, ReproRun, Runner
 from kernels_ci.services.cases import NoReproducer, case_approve
 from kernels_ci.services.runs import RunRequestError, runs_queue
@@ -26,7 +26,7 @@ class RunListQuerySerializer(serializers.Serializer):
     )
     outcome = serializers.ChoiceField(choices=ReproRun.Outcome.values, required=False)
     status = serializers.ChoiceField(choices=ReproRun.Status.values, required=False)
-    backend = serializers.ChoiceField(choices=list(REGISTRY), required=False)
+    backend = serializers.ChoiceField(choices=list(registry()), required=False)
     arch = serializers.CharField(required=False, max_length=16)
 
 
@@ -114,7 +114,7 @@ class ReproRunListView(SelectorListView):
             OpenApiParameter("issue", OpenApiTypes.STR, description="OWNER/NAME#N (# as %23)."),
             OpenApiParameter("outcome", OpenApiTypes.STR, enum=ReproRun.Outcome.values),
             OpenApiParameter("status", OpenApiTypes.STR, enum=ReproRun.Status.values),
-            OpenApiParameter("backend", OpenApiTypes.STR, enum=list(REGISTRY)),
+            OpenApiParameter("backend", OpenApiTypes.STR, enum=list(registry())),
             OpenApiParameter("arch", OpenApiTypes.STR, description="gfx942, ..., or cpu"),
         ],
     )

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
 from kernels_ci import selectors
-from kernels_ci.backends import REGISTRY
+from kernels_ci.backends import registry
 from kernels_ci.models import ReproCase, ReproRun
 from kernels_ci.panels import queue_cell_context
 from kernels_ci.services.cases import NoReproducer, case_approve
@@ -25,7 +25,9 @@ class RunFilterForm(forms.Form):
     )
     outcome = forms.ChoiceField(required=False, choices=[("", "Any")] + ReproRun.Outcome.choices)
     status = forms.ChoiceField(required=False, choices=[("", "Any")] + ReproRun.Status.choices)
-    backend = forms.ChoiceField(required=False, choices=[("", "Any")] + [(b, b) for b in REGISTRY])
+    backend = forms.ChoiceField(
+        required=False, choices=lambda: [("", "Any")] + [(b, b) for b in registry()]
+    )
     arch = forms.CharField(required=False, max_length=16)
 
 

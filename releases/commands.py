@@ -1,16 +1,16 @@
 """Comment commands of releases (config/wiring.py COMMENT_COMMANDS): `/target 7.9`, `/backport 7.9`.
 
 Each is the service a release manager's click calls, with the collaborator's login as the
-actor (triage.services.commands says who may command and how it is acknowledged)."""
+actor (automation.commands.services says who may command and how it is acknowledged)."""
 
 from __future__ import annotations
 
 from django.utils import timezone
 
+from automation.commands.services import CommandRefused
 from releases import calendar, selectors
 from releases.services import backports, targets
 from triage.models import TriageAction
-from triage.services.commands import CommandRefused
 
 
 def _series(issue):

@@ -12,5 +12,7 @@ def migrate(targets):
     return executor.loader.project_state(targets).apps
 
 
-def migrate_to_latest(app: str) -> None:
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes(app))
+def migrate_to_latest() -> None:
+    """Every app to its latest migration: going back in one app also took back the migrations of
+    the apps that depend on it (automation on triage, releases on kernels_ci ...)."""
+    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())

@@ -11,6 +11,7 @@ from celery import Task
 
 from classifiers.entries import ModelEntry
 from config import wiring
+from config.celery import app as celery_app
 
 TASK_LISTS = [
     "AFTER_ISSUES_CHANGED",
@@ -18,6 +19,7 @@ TASK_LISTS = [
     "AFTER_POSTS_CHANGED",
     "AFTER_ISSUES_CLASSIFIED",
     "AFTER_PULL_FILES_READ",
+    "AFTER_ENVIRONMENT_READ",
 ]
 # list name -> the keyword arguments the caller passes to each entry
 CALLABLE_LISTS = {
@@ -27,6 +29,10 @@ CALLABLE_LISTS = {
     "HOME_PANELS": {"request": None},
     "SETTINGS_PANELS": {"request": None},
     "QUEUE_ROW_CELLS": {"issue_ids": [], "request": None},
+    "QUEUE_CONTEXT": {"request": None},
+    "INBOX_CONCERNS": {"issues": []},
+    "PULL_FILES_WANTED": {"repository_id": 1},
+    "OWNED_COMPONENTS": {"login": "alice"},
     "BEAT_START": {},
     "DEMO_LOADERS": {},
 }
@@ -48,7 +54,7 @@ def takes(function, arguments: dict) -> bool:
 def test_each_pipeline_step_is_a_celery_task_of_that_name_taking_ids(name, dotted):
     task = wiring.load(dotted)
     assert isinstance(task, Task)
-    assert task.name == dotted  # Celery knows it by the name the wiring gives
+    assert task.name in celery_app.tasks  # registered in every process, by its own name
     assert takes(task.run, {"ids": [1]})
 
 
@@ -83,11 +89,17 @@ def test_each_backend_is_a_module_describing_itself_by_its_name(name, dotted):
 def test_each_comment_command_takes_what_the_comment_handler_passes_and_is_no_triage_command(
     name, dotted
 ):
-    from triage.services.commands import TRIAGE_COMMANDS
+    from automation.commands.services import TRIAGE_COMMANDS
 
     assert name not in TRIAGE_COMMANDS  # a triage command of the same name would shadow it
     arguments = {"issue": None, "argument": "7.9", "login": "maintainer", "ref": ""}
     assert takes(wiring.load(dotted), arguments)
+
+
+@pytest.mark.parametrize("dotted", wiring.REPOSITORY_OPT_INS)
+def test_each_repository_opt_in_list_says_each_action_in_words(dotted):
+    actions = wiring.load(dotted)
+    assert actions and all(isinstance(words, str) and words for words in actions.values())
 
 
 def test_a_misspelled_entry_fails_to_load():

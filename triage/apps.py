@@ -19,6 +19,10 @@ class TriageConfig(AppConfig):
 
         checks.register(github_app_check, "github")
 
+        from triage.checks import queue_keys_check
+
+        checks.register(queue_keys_check)
+
 
 def github_app_check(app_configs, **kwargs):
     """What is wrong with the GitHub App's settings, when a process starts (runserver, migrate,

@@ -16,7 +16,7 @@ APPROVE_BACKPORT = "releases.approve_backport"
 
 # Who may take each action, one table for every interface that offers it: the dashboard's page
 # and bulk bar, the REST API and its own views. (Comment commands on GitHub are the repository's
-# collaborators' instead: GitHub says who they are, triage.services.commands.)
+# collaborators' instead: GitHub says who they are, automation.commands.services.)
 ACTION_PERMISSIONS: dict[str, str] = {
     "accept": TRIAGE,
     "correct": TRIAGE,

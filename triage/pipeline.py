@@ -53,6 +53,7 @@ HOOKS = {
     "posts_changed": "AFTER_POSTS_CHANGED",
     "issues_classified": "AFTER_ISSUES_CLASSIFIED",
     "pull_files_read": "AFTER_PULL_FILES_READ",
+    "environment_read": "AFTER_ENVIRONMENT_READ",
 }
 
 # Ids by hook ({"issues_changed": [1, 2]}), as `gathered` collects them.
@@ -165,3 +166,8 @@ def issues_classified(ids: list[int]) -> None:
 def pull_files_read(ids: list[int]) -> None:
     """Pull requests whose changed files were read at a new head (or again: idempotent)."""
     _enqueue("pull_files_read", ids)
+
+
+def environment_read(ids: list[int]) -> None:
+    """Issues whose environment was read again with their comments (classify_environment)."""
+    _enqueue("environment_read", ids)

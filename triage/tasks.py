@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 from django.db import InterfaceError, OperationalError, close_old_connections
 
-from config.task_retries import PIPELINE_STEP, RETRY_ON_OUTAGE
+from config.task_retries import PIPELINE_STEP
 from triage import pipeline
 from triage.models import Repository, SavedSearch
 from triage.services import spikes
@@ -190,26 +190,6 @@ def classify_issues(ids: list[int]) -> str:
     return summary
 
 
-@shared_task(
-    bind=True,
-    **{**RETRY_ON_OUTAGE, "max_retries": None},  # and a rate limit's wait, however often
-    acks_late=True,
-    reject_on_worker_lost=True,
-)
-def writeback_labels(self, ids: list[int]) -> str:
-    """The automatic label write-back after classification (opted-in repositories only)."""
-    from triage.services import writeback
-
-    try:
-        report = writeback.labels_writeback(issue_ids=list(ids), origin="automatic")
-    except writeback.WritebackDisabled as exc:  # every write to GitHub is stopped
-        return str(exc)
-    if report.rate_limited is not None and not self.request.is_eager:
-        countdown = sync.retry_countdown(report.rate_limited.seconds_to_wait())
-        raise self.retry(exc=report.rate_limited, countdown=countdown)
-    return report.summary()
-
-
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=3000, time_limit=3600)
 def classify_retrain_models(force: bool = False) -> str:
     from triage.services import classification
@@ -235,67 +215,11 @@ def classify_comments(ids: list[int]) -> str:
 @shared_task(**PIPELINE_STEP)
 def classify_environment(ids: list[int]) -> int:
     """The environment of these issues again, with their comments (AFTER_COMMENTS_CHANGED)."""
-    from triage.services import classification, needs_info
+    from triage.services import classification
 
     changed = classification.issues_environment_refresh(ids=ids)
-    needs_info.needs_info_refresh(ids=ids)  # what the reporter added may be what was missing
+    pipeline.environment_read(ids)  # what the reporter added may be what was missing
     return changed
-
-
-@shared_task(**PIPELINE_STEP)
-def needs_info_refresh(ids: list[int]) -> str:
-    """After classification: new bugs of opted-in repositories lacking facts are asked."""
-    from triage.services import needs_info
-
-    return needs_info.needs_info_refresh(ids=ids).summary()
-
-
-@shared_task(**PIPELINE_STEP)
-def match_known_errors(ids: list[int]) -> str:
-    """After classification: propose (or, opted in, answer) the known errors issues show."""
-    from triage.services import known_errors
-
-    return known_errors.known_errors_match(ids=ids).summary()
-
-
-@shared_task(**PIPELINE_STEP)
-def route_to_owners(ids: list[int]) -> str:
-    """After classification: issues whose component is sure go to their owners, once."""
-    from triage.services import ownership
-
-    return ownership.ownership_route(ids=ids).summary()
-
-
-@shared_task(**PIPELINE_STEP)
-def request_owner_reviews(ids: list[int]) -> str:
-    """After a PR's changed files were read: their owners by path rules are asked to review."""
-    from triage.services import ownership
-
-    return ownership.pull_requests_review_request(ids=ids).summary()
-
-
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=600, time_limit=720)
-def escalate_overdue_issues() -> str:
-    """Hourly from beat: issues past their response deadline escalate to their owners, once."""
-    from triage.services import ownership
-
-    return ownership.ownership_overdue_sweep().summary()
-
-
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=600, time_limit=720)
-def needs_info_sweep() -> str:
-    """Daily from beat: one reminder, then closing, for reporters who stayed silent."""
-    from triage.services import needs_info
-
-    return needs_info.needs_info_sweep().summary()
-
-
-@shared_task(**PIPELINE_STEP)
-def run_comment_commands(ids: list[int]) -> str:
-    """`/kind bug`, `/assign @a` ... in the comments of these issues, each acted on once."""
-    from triage.services import commands
-
-    return commands.comments_commands_run(issue_ids=ids).summary()
 
 
 @shared_task(**PIPELINE_STEP)
@@ -304,32 +228,6 @@ def update_inboxes(ids: list[int]) -> str:
     from triage.services import inbox
 
     return inbox.inbox_update(issue_ids=ids).summary()
-
-
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
-def deliver_github_write(self, write_id: int) -> str:
-    """Perform one write of the outbox through PyGithub (queue `ingest`): a rate limit waits for
-    its reset, a 5xx is tried again (outbox.MAX_ATTEMPTS), a 4xx fails the row for good."""
-    from triage.services import outbox
-
-    try:
-        row = outbox.write_deliver(write_id=write_id)
-    except (RateLimited, TransientGitHubError) as exc:
-        if self.request.is_eager:
-            return f"write {write_id} waits: {exc}"
-        attempts = self.request.retries + 1
-        countdown = sync.retry_countdown(outbox.retry_countdown(exc, attempts))
-        raise self.retry(exc=exc, countdown=countdown) from exc
-    return f"write {write_id}: {row.status if row else 'already handled'}"
-
-
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
-def resend_pending_github_writes() -> int:
-    """Every 5 minutes from beat: writes left pending (their task lost with the broker, or a
-    rate limit's wait over in-process) are queued again, once each (writes_pending_resend)."""
-    from triage.services import outbox
-
-    return outbox.writes_pending_resend()
 
 
 @shared_task(**PIPELINE_STEP)
@@ -345,14 +243,6 @@ def classify_reprioritize_open() -> int:
     from triage.services import priority
 
     return priority.open_issues_reprioritize()
-
-
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=300, time_limit=360)
-def response_digest_send() -> str:
-    """Weekly from beat: each component's response times to its owners."""
-    from triage.services import digest, ownership
-
-    return digest.response_digest_send(recipients_of=ownership.component_owner_emails).summary()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)

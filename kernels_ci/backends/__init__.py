@@ -16,7 +16,10 @@ from importlib import import_module
 from config import wiring
 from kernels_ci.backends.base import COMPILE_ERROR, OBSERVED_AS, Description
 
-REGISTRY = wiring.REPRO_BACKENDS  # {name: module}
+
+def registry() -> dict[str, str]:
+    """{name: module}: config/wiring.py's REPRO_BACKENDS as it is now (a test may replace it)."""
+    return wiring.REPRO_BACKENDS
 
 
 class UnknownBackend(ValueError):
@@ -24,9 +27,9 @@ class UnknownBackend(ValueError):
 
 
 def backend_get(name: str):
-    if name not in REGISTRY:
-        raise UnknownBackend(f"unknown backend {name!r}: use one of {', '.join(REGISTRY)}")
-    return import_module(REGISTRY[name])
+    if name not in registry():
+        raise UnknownBackend(f"unknown backend {name!r}: use one of {', '.join(registry())}")
+    return import_module(registry()[name])
 
 
 def describe(name: str) -> Description:
@@ -34,12 +37,12 @@ def describe(name: str) -> Description:
 
 
 def descriptions() -> list[Description]:
-    return [describe(name) for name in REGISTRY]
+    return [describe(name) for name in registry()]
 
 
 def backends_available() -> dict[str, str]:
     """Backend name -> why it is unavailable here ('' when it runs)."""
-    return {name: backend_get(name).available() for name in REGISTRY}
+    return {name: backend_get(name).available() for name in registry()}
 
 
 def known_targets() -> set[str]:

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config import linear_re
-from kernels_ci.backends import REGISTRY, describe, known_targets
+from kernels_ci.backends import describe, known_targets, registry
 from kernels_ci.environments import IMAGE_PINNED, PINNABLE, release, series
 from kernels_ci.extraction import extract
 from kernels_ci.models import ReproCase, script_sha256
@@ -37,7 +37,7 @@ class RefreshReport:
 def _backend_for(case: ReproCase, found) -> str:
     """Keep a backend chosen for the case while it still applies to the script; else suggest."""
     current = case.backend
-    if current in REGISTRY and describe(current).applies_to(found.language, found.uses_triton):
+    if current in registry() and describe(current).applies_to(found.language, found.uses_triton):
         return current
     return found.suggested_backend()
 

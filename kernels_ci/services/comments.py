@@ -1,7 +1,8 @@
 """The optional comment back on GitHub with an attempt's result (off by default).
 
 settings.KERNELS_CI_GITHUB_COMMENT: empty (off), "*" (every repository) or a list of OWNER/NAME.
-The switch that stops every write to GitHub (triage.services.outbox.writes_stopped) stops it too.
+The switch that stops every write to GitHub (automation.outbox.services.writes_stopped) stops
+it too.
 One comment per finished attempt, claimed with a conditional update so a redelivered task never
 posts twice. Not posted: infra errors (our runner failed, nothing about the reporter's bug) and
 nightly re-runs whose outcome is the same as the attempt before (only a silent fix or a
@@ -17,12 +18,12 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from automation.outbox import services as outbox
 from kernels_ci.expectations import ExpectedError
 from kernels_ci.models import Bisection, ReproRun
 from kernels_ci.selectors import case_scope
 from kernels_ci.verification import verification_of_runs
 from triage.models import RepositoryFormerName
-from triage.services import outbox
 from triage.sources.github.client import (
     GitHubError,
     RateLimited,

@@ -23,12 +23,12 @@ from django.utils import timezone
 from config import linear_re, session_locks, wiring
 from kernels_ci import environments
 from kernels_ci.backends import (
-    REGISTRY,
     UnknownBackend,
     backend_get,
     comparison_backends,
     describe,
     descriptions,
+    registry,
     unobservable_hint,
 )
 from kernels_ci.backends.base import RunSpec
@@ -105,7 +105,7 @@ def reporter_versions(case: ReproCase, backend: str = "") -> dict[str, str]:
         for package, version in (case.pinned_versions or {}).items()
     }
     backend = backend or case.backend
-    pinnable = describe(backend).pins if backend in REGISTRY else ()
+    pinnable = describe(backend).pins if backend in registry() else ()
     return {k: v for k, v in {**reported, **pinned}.items() if k in pinnable and v}
 
 

@@ -18,12 +18,14 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from automation.outbox import reply_templates
+from automation.outbox import services as outbox
+from automation.outbox.models import GitHubWrite
 from kernels_ci.selectors import verification_for_issue
 from releases import calendar
 from releases.models import ReleaseSeries
 from releases.selectors import train_fixed_issues
-from triage.models import GitHubWrite, Issue
-from triage.services import outbox, reply_templates
+from triage.models import Issue
 
 ANNOUNCE_DAYS = 7
 

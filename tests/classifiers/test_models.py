@@ -2,7 +2,7 @@ import pytest
 
 from classifiers import features
 from classifiers.duplicates import DuplicateIndex
-from classifiers.registry import MODELS, UnknownModel, model_class
+from classifiers.registry import UnknownModel, model_class, models
 from classifiers.severity import SeverityClassifier
 from classifiers.text_classifier import TrainingDataError
 from tests.classifiers.corpus import kind_rows, sentiment_rows
@@ -13,7 +13,7 @@ def issue_texts(rows):
 
 
 def test_the_registry_names_every_model():
-    assert set(MODELS) == {"kind", "component", "symptom", "severity", "sentiment", "duplicates"}
+    assert set(models()) == {"kind", "component", "symptom", "severity", "sentiment", "duplicates"}
     with pytest.raises(UnknownModel, match="choose one of"):
         model_class("colour")
 

@@ -2,10 +2,10 @@
 
 from dataclasses import dataclass, field
 
+from automation.commands.services import CommandsReport
+from automation.known_errors.services import MatchReport
+from automation.ownership.services import RouteReport
 from config.reports import Tally
-from triage.services.commands import CommandsReport
-from triage.services.known_errors import MatchReport
-from triage.services.ownership import RouteReport
 
 
 def test_lists_count_by_length_and_numbers_as_they_are():

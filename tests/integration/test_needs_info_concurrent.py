@@ -15,9 +15,11 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
+from automation.needs_info import services as needs_info
+from automation.needs_info.models import NeedsInfo
 from tests.integration.concurrency import start_and_meet
-from triage.models import IssuePrediction, NeedsInfo
-from triage.services import classification, needs_info
+from triage.models import IssuePrediction
+from triage.services import classification
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -8,10 +8,11 @@ import json
 import pytest
 import requests
 
+from automation.outbox.models import GitHubWrite
 from tests.fakes.github_webhooks import delivery_headers, fixture_payload
 from tests.integration.conftest import worker_idle
 from tests.processes import wait_for
-from triage.models import GitHubWrite, PredictionCorrection, Repository, WebhookDelivery
+from triage.models import PredictionCorrection, Repository, WebhookDelivery
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -2,9 +2,9 @@
 runs, runners, the `/repro` parser and readiness go by those descriptions, not by names."""
 
 from kernels_ci.backends import (
-    REGISTRY,
     describe,
     known_targets,
+    registry,
     suggested_backend,
     target_vendor,
 )
@@ -14,7 +14,7 @@ from kernels_ci.services.runners import backends_of_queue
 
 def test_every_backend_describes_its_targets_queue_and_pins(settings):
     settings.REPRO_ARCHITECTURES = ["gfx942", "gfx1100"]
-    for name in REGISTRY:
+    for name in registry():
         description = describe(name)
         assert description.name == name and description.target_list()
         for target in description.target_list():

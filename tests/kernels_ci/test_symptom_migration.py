@@ -26,4 +26,4 @@ def test_it_moves_old_symptoms_to_the_symptom_labels_and_back(make):
         back = migrate(BEFORE).get_model("kernels_ci", "ReproCase").objects.order_by("issue_id")
         assert list(back.values_list("symptom", flat=True)) == ["compile_error", "unknown", "hang"]
     finally:
-        migrate_to_latest("kernels_ci")
+        migrate_to_latest()

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from automation.outbox.models import GitHubWrite
 from releases.readiness import readiness_build
 from releases.report_formats import report_render
 from releases.services.announce import released_fixes_announce
@@ -15,7 +16,7 @@ from releases.services.backports import backport_nominate
 from releases.services.fixes import fix_links_sync
 from releases.services.targets import target_set
 from tests.fakes.github_api import github_for_settings
-from triage.models import GitHubWrite, IssuePrediction
+from triage.models import IssuePrediction
 
 REPO = "ROCm/ROCm"
 BOT = "rocm-triage-bot"

@@ -11,9 +11,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
+from automation.outbox import services as outbox
+from automation.outbox.models import GitHubWrite
+from automation.writeback import services as writeback
 from tests.fakes.github_api import github_for_settings
-from triage.models import GitHubWrite, IssuePrediction, Repository, SyncState
-from triage.services import outbox, tracking, upsert, writeback
+from triage.models import IssuePrediction, Repository, SyncState
+from triage.services import tracking, upsert
 from triage.sources.github import ingest
 from triage.sources.records import IssueRecord, PersonRecord
 

@@ -87,7 +87,7 @@ def test_it_keeps_github_and_x_ids_and_makes_x_authors_people_and_back():
             "gpu_dev",
         )
     finally:
-        migrate_to_latest("triage")
+        migrate_to_latest()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -107,4 +107,4 @@ def test_x_posts_get_the_address_that_was_built_for_them():
             "https://x.com/i/status/457",
         ]
     finally:
-        migrate_to_latest("triage")
+        migrate_to_latest()

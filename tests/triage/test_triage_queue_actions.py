@@ -161,7 +161,7 @@ def test_the_home_pages_awaiting_approval_count_opens_the_list_it_counts(
 ):
     import re
 
-    from triage.models import KnownError, KnownErrorMatch
+    from automation.known_errors.models import KnownError, KnownErrorMatch
 
     waiting = queued(make, "Wrong mask", 30, body=issue_body())
     approved = queued(make, "Approved mask", 20, body=issue_body())

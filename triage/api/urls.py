@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from triage.api import acts, dashboard, issues, social
+from triage.api import dashboard, issues, social
 
 # One issue, below issues/<owner>/<name>/<number>/.
 issue = [
@@ -10,12 +10,6 @@ issue = [
         dashboard.PredictionDecideView.as_view(),
         name="api-prediction-decide",
     ),
-    path("reply/", acts.ReplyView.as_view(), name="api-issue-reply-set"),
-    path("close/", acts.CloseView.as_view(), name="api-issue-close-set"),
-    path("reopen/", acts.ReopenView.as_view(), name="api-issue-reopen-set"),
-    path("labels/", acts.LabelsView.as_view(), name="api-issue-labels-set"),
-    path("title/", acts.TitleView.as_view(), name="api-issue-title-set"),
-    path("lock/", acts.LockView.as_view(), name="api-issue-lock-set"),
 ]
 
 urlpatterns = [

@@ -7,12 +7,8 @@ from django.db import migrations, models
 
 
 def templates_install(apps, schema_editor):
-    """The texts the service posts, as rows maintainers can edit (their defaults, as shipped)."""
-    from triage.services.reply_templates import DEFAULTS
-
-    template = apps.get_model("triage", "ReplyTemplate")
-    for name, default in DEFAULTS.items():
-        template.objects.get_or_create(name=name, defaults={"body": default.body, "help": default.help})
+    """The texts the service posts became rows here until the automation app took them over:
+    its migration 0002 installs them now (triage never imports the app that acts on GitHub)."""
 
 
 class Migration(migrations.Migration):

@@ -92,7 +92,7 @@ def social_summary(*, now: datetime, hours: int = 48) -> dict:
 def model_health() -> list[dict]:
     """Per registered model: its active version, when it was trained, on what, its scores."""
     rows = []
-    for name in sorted(registry.MODELS):
+    for name in sorted(registry.models()):
         row = {"name": name, "version": artifacts.active_version(name), "versions": 0}
         row["versions"] = len(artifacts.versions(name))
         if row["version"]:

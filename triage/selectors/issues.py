@@ -25,7 +25,6 @@ from triage.models import (
     SyncState,
     WebhookDelivery,
 )
-from triage.selectors import ownership
 
 ISSUE_STATES = ("open", "closed", "all")
 ISSUE_KINDS = ("issue", "pr", "all")
@@ -295,16 +294,12 @@ def untriaged() -> Q:
 
 
 def owned_components(login: str) -> list[str]:
-    """The components (as predicted, lower case) that the ownership rules give this login."""
-    globs = ownership.rule_globs_naming(login)
-    if not globs:
-        return []
-    labels = set(
-        IssuePrediction.objects.filter(model_name="component")
-        .values_list("label", flat=True)
-        .distinct()
-    )
-    return sorted(label for label in labels if any(g.match(label.lower()) for g in globs))
+    """The components (as predicted, lower case) that later stages give this login
+    (wiring.OWNED_COMPONENTS: ownership's rules), for the queue's "My issues"."""
+    found: set[str] = set()
+    for dotted in wiring.OWNED_COMPONENTS:
+        found.update(wiring.load(dotted)(login))
+    return sorted(found)
 
 
 def triage_queue(

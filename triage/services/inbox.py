@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -33,15 +34,7 @@ from django.utils import timezone
 from classifiers.markdown_blocks import code_blocks, text_without
 from config import linear_re, wiring
 from config.reports import Tally
-from triage.models import (
-    Comment,
-    InboxItem,
-    Issue,
-    IssueFollow,
-    KnownErrorMatch,
-    Repository,
-    UserPreference,
-)
+from triage.models import Comment, InboxItem, Issue, IssueFollow, Repository, UserPreference
 from triage.permissions import may
 
 RECENT = timedelta(days=14)
@@ -59,6 +52,16 @@ class InboxReport(Tally):
 
     def summary(self) -> str:
         return f"{len(self.created)} inbox item(s), {self.emailed} e-mailed"
+
+
+class Concern(NamedTuple):
+    """An item a later stage asks for, for each user concerned with the issue who may act on it
+    (wiring.INBOX_CONCERNS): a known-error match to confirm ..."""
+
+    reason: str  # an InboxItem.Reason
+    key: str  # one item per user and key, ever
+    text: str
+    permission: str  # triage.permissions.may's action: only users who may get it
 
 
 def mentions(text: str) -> set[str]:
@@ -114,11 +117,10 @@ def inbox_update(*, issue_ids: list[int]) -> InboxReport:
         if "awaiting_approval" in wiring.QUEUE_FILTERS
         else set()
     )
-    matches: dict[int, list[KnownErrorMatch]] = defaultdict(list)
-    for match in KnownErrorMatch.objects.filter(
-        issue__in=issues, state=KnownErrorMatch.State.PROPOSED
-    ).select_related("signature"):
-        matches[match.issue_id].append(match)
+    concerns: dict[int, list[Concern]] = defaultdict(list)
+    for dotted in wiring.INBOX_CONCERNS:
+        for issue_id, found in wiring.load(dotted)(issues=issues).items():
+            concerns[issue_id].extend(found)
 
     wanted: list[InboxItem] = []
     for issue in issues:
@@ -128,7 +130,7 @@ def inbox_update(*, issue_ids: list[int]) -> InboxReport:
             followers=followers[issue.pk],
             comments=comments[issue.pk],
             awaiting=issue.pk in awaiting,
-            matches=matches[issue.pk],
+            concerns=concerns[issue.pk],
             since=since,
         )
         _wake_on_reply(issue, comments[issue.pk])
@@ -136,7 +138,7 @@ def inbox_update(*, issue_ids: list[int]) -> InboxReport:
     return report
 
 
-def _items_of(issue, *, people, followers, comments, awaiting, matches, since) -> list:
+def _items_of(issue, *, people, followers, comments, awaiting, concerns, since) -> list:
     items = []
     reporter = (issue.author.login if issue.author else "").lower()
     assigned = [people[a.login.lower()] for a in issue.assignees.all() if a.login.lower() in people]
@@ -167,10 +169,9 @@ def _items_of(issue, *, people, followers, comments, awaiting, matches, since) -
     for user in concerned:
         if awaiting and may(user, "approve_repro"):
             items.append(_item(user, issue, Reason.REPRO, f"repro:{issue.pk}", issue.title))
-        for match in matches:
-            if may(user, "accept"):
-                key = f"known-error:{match.pk}"
-                items.append(_item(user, issue, Reason.KNOWN_ERROR, key, match.signature.name))
+        for concern in concerns:
+            if may(user, concern.permission):
+                items.append(_item(user, issue, concern.reason, concern.key, concern.text))
     return items
 
 

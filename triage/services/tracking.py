@@ -209,29 +209,6 @@ def schedules_install_defaults() -> None:
                 "WEBHOOK_DELIVERY_RETENTION_DAYS are deleted (their effects stay).",
             ),
             beat_schedules.CrontabJob(
-                name="needs-info: remind and close",
-                task="triage.tasks.needs_info_sweep",
-                cron={"minute": "15", "hour": "9"},
-                description="Issues waiting for their reporter: one reminder after "
-                "NEEDS_INFO_REMIND_DAYS, closed as not planned NEEDS_INFO_CLOSE_DAYS later "
-                "(repositories that opted in; never regressions, critical or high issues).",
-            ),
-            beat_schedules.CrontabJob(
-                name="escalate issues past their response deadline",
-                task="triage.tasks.escalate_overdue_issues",
-                cron={"minute": "25"},
-                description="Open issues without a maintainer's response RESPONSE_DEADLINE_HOURS "
-                "(by severity) after opening escalate to their owners, once each.",
-            ),
-            beat_schedules.CrontabJob(
-                name="re-send pending GitHub writes",
-                task="triage.tasks.resend_pending_github_writes",
-                cron={"minute": "*/5"},
-                description="Writes to GitHub left pending (their task lost while the broker "
-                "was down, or a rate limit's wait over without a worker) are queued again, "
-                "once each; none while every write is stopped.",
-            ),
-            beat_schedules.CrontabJob(
                 name="pipeline sweep",
                 task="triage.tasks.pipeline_sweep",
                 cron={"minute": "*/10"},

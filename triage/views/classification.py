@@ -7,7 +7,6 @@ issue page's updated classification panel; otherwise a redirect to the issue pag
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,18 +15,11 @@ from django.views.decorators.http import require_POST, require_safe
 
 from classifiers import registry
 from config import linear_re, wiring
-from triage.models import KnownErrorMatch, PredictionCorrection, UserPreference
+from triage.models import PredictionCorrection, UserPreference
 from triage.panels.classification import classification_panel
 from triage.permissions import TRIAGE
 from triage.selectors import issues as selectors
-from triage.services import (
-    assignment,
-    bulk,
-    classification,
-    known_errors,
-    priority,
-    saved_views,
-)
+from triage.services import classification, priority, saved_views
 
 PLACEHOLDERS = linear_re.compile("OWNER|NAME|999999999|MODEL")
 QUEUE_PER_PAGE = 25  # each row carries its actions: a page a triager works through
@@ -138,8 +130,7 @@ def triage_queue(request):
         "saved_view_form": SavedViewForm(),
         "query": _queue_query(request),
         "mine_without_login": mine_without_login,
-        "bulk_actions": bulk.actions_for(request.user),
-        "last_bulk": bulk.last_batch(user=request.user),
+        **queue_context(request),
     }
     return render(request, "triage/triage_queue.html", context)
 
@@ -181,6 +172,14 @@ def queue_rows(issues: list, *, request) -> list[dict]:
     return rows
 
 
+def queue_context(request) -> dict:
+    """What later stages add to the queue's page and rows (wiring.QUEUE_CONTEXT): the bulk bar."""
+    context: dict = {}
+    for dotted in wiring.QUEUE_CONTEXT:
+        context.update(wiring.load(dotted)(request=request))
+    return context
+
+
 def cells_of_rows(*, issue_ids: list[int], request) -> list[dict]:
     return [
         wiring.load(dotted)(issue_ids=issue_ids, request=request)
@@ -206,7 +205,7 @@ def queue_row_response(request, issue, *, undo: bool = True):
         "row": row,
         "decided": decided,
         "undo": undoable,
-        "bulk_actions": bulk.actions_for(request.user),
+        **queue_context(request),
         **view,
     }
     return render(request, "triage/_queue_row.html", context)
@@ -294,57 +293,6 @@ def prediction_decide(request, owner: str, name: str, number: int, model_name: s
 @login_required
 @require_POST
 @permission_required(TRIAGE, raise_exception=True)
-def known_error_decide(request, pk: int):
-    """A triager posts a known error's answer (and the duplicate decision), or dismisses it."""
-    match = get_object_or_404(
-        KnownErrorMatch.objects.select_related("issue__repository", "signature__canonical"), pk=pk
-    )
-    if match.state != KnownErrorMatch.State.PROPOSED:
-        messages.info(request, f"Already {match.get_state_display()}.")
-    elif request.POST.get("decision") == "answer":
-        write = known_errors.known_error_answer(match=match, user=request.user)
-        duplicate = f"Marked duplicate of {match.signature.canonical.reference}"
-        if write.status == write.Status.SKIPPED:
-            messages.warning(request, f"{duplicate}; the answer was not posted: {write.detail}.")
-        elif write.status == write.Status.PLANNED:
-            messages.success(request, f"{duplicate}; the answer is planned only ({write.detail}).")
-        else:
-            messages.success(request, f"{duplicate}; the answer is being posted on GitHub.")
-    else:
-        known_errors.known_error_dismiss(match=match, user=request.user)
-        messages.success(request, f"Dismissed {match.signature.name!r}.")
-    issue = match.issue
-    return redirect("issue-detail", issue.repository.owner, issue.repository.name, issue.number)
-
-
-@login_required
-@require_POST
-@permission_required(TRIAGE, raise_exception=True)
-def issue_assignees_set(request, owner: str, name: str, number: int):
-    """Assign (field `assign`: logins) or unassign (field `unassign`) on GitHub."""
-    issue = selectors.issue_detail(owner=owner, name=name, number=number)
-    unassign = bool(request.POST.get("unassign"))
-    try:
-        logins = assignment.logins_parse(request.POST.get("unassign") or request.POST.get("assign"))
-        write = assignment.issue_assignees_change(
-            issue=issue, logins=logins, user=request.user, unassign=unassign
-        )
-    except assignment.AssignmentError as exc:
-        messages.error(request, str(exc))
-    else:
-        verb = "Unassigning" if unassign else "Assigning"
-        if write.status == write.Status.PENDING:
-            messages.success(request, f"{verb} {', '.join(logins)} on GitHub.")
-        else:
-            messages.warning(
-                request, f"{verb} {', '.join(logins)}: {write.get_status_display()}: {write.detail}"
-            )
-    return redirect("issue-detail", owner, name, number)
-
-
-@login_required
-@require_POST
-@permission_required(TRIAGE, raise_exception=True)
 def decision_undo(request, pk: int):
     """Take back one's own latest decision on an issue (within the undo window)."""
     correction = get_object_or_404(
@@ -366,54 +314,3 @@ def decision_undo(request, pk: int):
         )
     repo = issue.repository
     return redirect("issue-detail", owner=repo.owner, name=repo.name, number=issue.number)
-
-
-@login_required
-@require_POST
-def triage_bulk(request):
-    """One action on the selected issues of the queue; back to the queue as it was filtered.
-    Each action has its own permission (triage.permissions.ACTION_PERMISSIONS): a triager's bar
-    decides, a release manager's targets trains."""
-    if not bulk.actions_for(request.user):
-        raise PermissionDenied
-    ids = [int(i) for i in request.POST.getlist("ids") if i.isdigit()]
-    action, argument = request.POST.get("action", ""), request.POST.get("argument", "")[:400]
-    query = request.POST.get("query", "")[:1000]
-    preview = request.POST.get("preview") == "1"
-    try:
-        report = bulk.bulk_apply(
-            issue_ids=ids, action=action, argument=argument, user=request.user, preview=preview
-        )
-    except bulk.BulkError as exc:
-        messages.error(request, str(exc))
-    else:
-        if preview:  # what it would do, issue by issue, and the writes to GitHub; nothing kept
-            context = {
-                "report": report,
-                "label": bulk.ACTIONS[action],
-                "action": action,
-                "argument": argument,
-                "ids": ids,
-                "query": query,
-            }
-            return render(request, "triage/bulk_preview.html", context)
-        level = messages.success if not report.refused else messages.warning
-        level(request, f"{bulk.ACTIONS[action]}: {report.summary()}")
-    return redirect(f"{reverse('triage-queue')}?{query}" if query else "triage-queue")
-
-
-@login_required
-@require_POST
-def triage_bulk_undo(request):
-    """Undo the user's latest bulk action (its batch), as far as it can be undone."""
-    if not bulk.actions_for(request.user):
-        raise PermissionDenied
-    try:
-        report = bulk.bulk_undo(batch=request.POST.get("batch", "")[:64], user=request.user)
-    except bulk.BulkError as exc:
-        messages.error(request, str(exc))
-    else:
-        level = messages.success if not report.refused else messages.warning
-        level(request, f"Undone: {report.summary()}")
-    query = request.POST.get("query", "")[:1000]
-    return redirect(f"{reverse('triage-queue')}?{query}" if query else "triage-queue")

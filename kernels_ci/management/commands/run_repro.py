@@ -15,7 +15,7 @@ import socket
 from django.core.management.base import BaseCommand, CommandError
 
 from kernels_ci import selectors
-from kernels_ci.backends import REGISTRY
+from kernels_ci.backends import registry
 from kernels_ci.environments import release, series
 from kernels_ci.models import ReproRun
 from kernels_ci.services.cases import (
@@ -33,7 +33,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("issue", help="OWNER/NAME#N")
-        parser.add_argument("--backend", choices=list(REGISTRY))
+        parser.add_argument("--backend", choices=list(registry()))
         parser.add_argument(
             "--arch",
             action="append",

@@ -19,7 +19,7 @@ chunks on the classify queue.
 from django.core.management.base import BaseCommand, CommandError
 
 from classifiers import datasets, training
-from classifiers.registry import MODELS, UnknownModel
+from classifiers.registry import UnknownModel, models
 from classifiers.text_classifier import TrainingDataError
 from triage.services import classification
 
@@ -28,7 +28,7 @@ class Command(BaseCommand):
     help = "Train a classifier (kind, component, severity, sentiment, duplicates)."
 
     def add_arguments(self, parser):
-        parser.add_argument("model", help=", ".join(sorted(MODELS)))
+        parser.add_argument("model", help=", ".join(sorted(models())))
         source = parser.add_mutually_exclusive_group()
         source.add_argument("--csv", default=None, help="labelled CSV instead of the database")
         source.add_argument(

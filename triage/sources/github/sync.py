@@ -57,10 +57,10 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from config import session_locks
+from config import session_locks, wiring
 from triage import pipeline
 from triage.models import Issue, PullRequestFiles, Repository, SyncState
-from triage.services import ownership, tracking, upsert
+from triage.services import tracking, upsert
 from triage.services.upsert import UpsertResult
 from triage.sources.github import app_auth, ingest
 from triage.sources.github.client import (
@@ -661,9 +661,14 @@ def _store_files(found: dict[int, tuple[str, tuple[list[dict], bool]]]) -> None:
         pipeline.pull_files_read(sorted(found))  # the owners of those files review
 
 
-# Only where a path rule applies: reading files costs a request per 100 of a PR's.
+def pull_files_wanted(repository_id: int) -> bool:
+    """Whether a later stage reads the changed files of the repository's pull requests
+    (wiring.PULL_FILES_WANTED: ownership's path rules): reading them costs a request per 100."""
+    return any(wiring.load(dotted)(repository_id) for dotted in wiring.PULL_FILES_WANTED)
+
+
 _sync_files = _per_pull_step(
-    SyncState.Resource.FILES, _pulls_needing_files, pull_files_read, ownership.path_rules_apply
+    SyncState.Resource.FILES, _pulls_needing_files, pull_files_read, pull_files_wanted
 )
 
 
@@ -681,7 +686,7 @@ def pull_request_files_sync(*, issue_id: int, source: GitHubSource | None = None
         .select_related("repository")
         .first()
     )
-    if pull is None or not ownership.path_rules_apply(pull.repository_id):
+    if pull is None or not pull_files_wanted(pull.repository_id):
         return "nothing to read"
     if PullRequestFiles.objects.filter(issue_id=pull.pk, head_sha=pull.head_sha).exists():
         pipeline.pull_files_read([pull.pk])
