@@ -19,7 +19,8 @@ MAX_INERT = 1000
 BACKTICK_LOOKALIKE = "\u02cb"
 WORD_JOINER = "\u2060"
 PUNCTUATION = linear_re.compile(r"([\\`*_{}\[\]()<>#+!|~-])")
-AUTOLINK = linear_re.compile(r"(?i)\b(https?|ftp|mailto)(:)|\b(www)(\.)")
+# anywhere, not only at a word boundary: after "_" (a word character) linkify still finds a URL
+AUTOLINK = linear_re.compile(r"(?i)(https?|ftp|mailto)(:)|(www)(\.)")
 LOGIN = linear_re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}")
 
 

@@ -1,7 +1,7 @@
 """Other people's words in the bot's replies stay inert: no mention, link, image or HTML of theirs
 survives GitHub's Markdown (checked with markdown-it, CommonMark with GitHub's autolinks)."""
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -43,6 +43,7 @@ def rendered_tokens(markdown: str):
 
 @settings(max_examples=300, deadline=None)
 @given(line=WORDS, why=WORDS)
+@example(line="", why="_https://evil.example.")  # a URL after a word character is linked too
 def test_a_refusal_never_carries_a_commenters_mention_link_image_or_html(line, why):
     reply = reply_templates.render_text(
         reply_templates.DEFAULTS["commands.refused"].body,  # the reply as the service renders it
