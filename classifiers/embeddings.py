@@ -14,6 +14,7 @@ about 3x faster, cosine similarity to the float32 embeddings above 0.9999.
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from importlib import metadata
@@ -72,7 +73,6 @@ def load_package_model():
     """A new SentenceTransformer with the package's weights, read from site-packages only."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import importlib
 
     return importlib.import_module(MODULE).load_model(device="cpu")
 
@@ -88,7 +88,7 @@ def _load():
 
 
 def _bf16() -> bool:
-    import torch
+    import torch  # an optional extra: imported only where it is used
 
     try:
         return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
@@ -100,7 +100,7 @@ def encode(texts: list[str]) -> np.ndarray:
     """(n, 384) float32, L2-normalised."""
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
-    import torch
+    import torch  # an optional extra: imported only where it is used
 
     encoder = _load()
     with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=_bf16()):

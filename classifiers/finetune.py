@@ -41,7 +41,7 @@ class FineTuneConfig:
 
 class _Network:
     def __init__(self, n_classes: int, max_tokens: int):
-        import torch
+        import torch  # an optional extra: imported only where it is used
 
         # a new copy of the packaged encoder (the frozen one of embeddings.encode is shared)
         sentence_transformer = embeddings.load_package_model()
@@ -51,7 +51,7 @@ class _Network:
         self.max_tokens = max_tokens
 
     def logits(self, texts: list[str]):
-        import torch
+        import torch  # an optional extra: imported only where it is used
 
         tokens = self.tokenizer(
             texts, padding=True, truncation=True, max_length=self.max_tokens, return_tensors="pt"
@@ -77,7 +77,7 @@ class _Network:
         return out
 
     def load(self, weights: dict[str, np.ndarray]) -> None:
-        import torch
+        import torch  # an optional extra: imported only where it is used
 
         with torch.no_grad():
             for name, parameter in self.encoder.named_parameters():
@@ -102,7 +102,7 @@ def finetune(
     texts: list[str], y: np.ndarray, n_classes: int, config: FineTuneConfig = FineTuneConfig()
 ) -> dict:
     """Train on (texts, class indices); returns the state a FineTuned is made from."""
-    import torch
+    import torch  # an optional extra: imported only where it is used
 
     encoder = embeddings.encoder_info()  # raises EmbeddingsUnavailable with the install hint
     torch.manual_seed(config.seed)
@@ -149,7 +149,7 @@ class FineTuned:
         self.network.encoder.eval()
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
-        import torch
+        import torch  # an optional extra: imported only where it is used
 
         if not texts:
             return np.zeros((0, self.state["n_classes"]))

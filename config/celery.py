@@ -25,7 +25,7 @@ def beat_jobs_install(**kwargs) -> None:
 @after_setup_task_logger.connect
 def redact_secrets_in_worker_logs(logger, **kwargs):
     """A worker logs through handlers of its own, not Django's console handler: redact there."""
-    from config.log_filters import RedactSecrets
+    from config.log_filters import RedactSecrets  # Django's settings: loaded after this app
 
     for handler in logger.handlers:
         handler.addFilter(RedactSecrets())

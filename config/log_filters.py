@@ -35,7 +35,7 @@ URL_SETTINGS = ("DATABASE_URL", "REDIS_URL")
 
 def _secrets() -> list[str]:
     try:
-        from django.conf import settings
+        from django.conf import settings  # a record may come before settings are configured
 
         values = [getattr(settings, name, "") for name in SECRET_SETTINGS]
         for name in URL_SETTINGS:

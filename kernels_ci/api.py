@@ -13,7 +13,7 @@ from kernels_ci import selectors
 from kernels_ci.backends import registry
 from kernels_ci.models import Bisection, ReproCase, ReproRun, Runner
 from kernels_ci.services.cases import NoReproducer, case_approve
-from kernels_ci.services.runs import RunRequestError, runs_queue
+from kernels_ci.services.runs import RunRequestError, reporter_versions, runs_queue
 from triage.permissions import HasPermission
 
 
@@ -161,8 +161,6 @@ class ReproCaseSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_reporter_versions(self, case: ReproCase) -> dict[str, str]:
-        from kernels_ci.services.runs import reporter_versions
-
         return reporter_versions(case)
 
     @extend_schema_field(ScopeSerializer(allow_null=True))

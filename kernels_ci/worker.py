@@ -35,7 +35,7 @@ def _concurrency(consumer) -> int:
 
 
 def _beat(app, name: str, queues: list[str], concurrency: int) -> None:
-    from kernels_ci.services import runners
+    from kernels_ci.services import runners  # models: this module loads with the Celery app
 
     while not _stop.wait(settings.KERNELS_CI_HEARTBEAT_S):
         close_old_connections()
@@ -58,7 +58,7 @@ def runner_on_ready(sender=None, **kwargs) -> None:
     queues = _repro_queues(sender)
     if not queues:
         return
-    from kernels_ci.services import runners
+    from kernels_ci.services import runners  # models: this module loads with the Celery app
 
     name, concurrency = sender.hostname, _concurrency(sender)
     runner = runners.runner_register(name=name, queues=queues, concurrency=concurrency)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.http import Http404
+from django.utils import timezone
 
 from classifiers import registry
 from config import linear_re
@@ -388,9 +390,6 @@ def priority_train_closeness(*, issue_ids: list[int]) -> dict[int, tuple[float, 
     its milestone's train, else the next train to be cut), the more points, up to
     PRIORITY_WEIGHTS["release_train_max"] (5) on the day of the cut; a train already cut and
     not released gives the maximum. Issues of no release series are left out."""
-    from django.conf import settings
-    from django.utils import timezone
-
     weights = getattr(settings, "PRIORITY_WEIGHTS", {}) or {}
     most = float(weights.get("release_train_max", DEFAULT_TRAIN_POINTS))
     now = timezone.now()

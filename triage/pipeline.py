@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from django.db import transaction
 
 from config import wiring
+from config.celery import app
 
 logger = logging.getLogger(__name__)
 
@@ -27,8 +28,6 @@ def broker_connect_ahead() -> threading.Thread | None:
     for it: importing the broker's transport and connecting took about 0.4 s, as long as
     writing 1,000 issues. With tasks in-process there is nothing to open (None). A broker that
     cannot be reached is left for the first send to report."""
-    from config.celery import app
-
     if runs_in_process():
         return None
     thread = threading.Thread(
@@ -115,8 +114,6 @@ def gathered_without(held: Gathered, sent: Gathered) -> Gathered:
 
 def runs_in_process() -> bool:
     """Whether the steps run in this process when sent (no broker: the embedded default)."""
-    from config.celery import app
-
     return bool(app.conf.task_always_eager)
 
 

@@ -10,7 +10,18 @@ from django.db import InterfaceError, OperationalError, close_old_connections
 from config.task_retries import PIPELINE_STEP
 from triage import pipeline
 from triage.models import Repository, SavedSearch
-from triage.services import spikes
+from triage.services import (
+    classification,
+    github_signin,
+    inbox,
+    issue_search,
+    post_understanding,
+    priority,
+    spikes,
+)
+from triage.services import (
+    pipeline_sweep as sweep,
+)
 from triage.sources.github import redelivery, schedule, sync, webhooks
 from triage.sources.github.client import RateLimited, TransientGitHubError
 from triage.sources.x import sync as x_sync
@@ -176,15 +187,11 @@ def detect_spikes() -> int:
 @shared_task(**PIPELINE_STEP, ignore_result=True)
 def index_issues(ids: list[int]) -> int:
     """Full-text search's vectors of the changed issues whose text changed (Postgres)."""
-    from triage.services import issue_search
-
     return issue_search.issues_index(ids=ids)
 
 
 @shared_task(**PIPELINE_STEP)
 def classify_issues(ids: list[int]) -> str:
-    from triage.services import classification
-
     summary = classification.issues_classify(ids=ids).summary()
     pipeline.issues_classified(ids)
     return summary
@@ -192,31 +199,23 @@ def classify_issues(ids: list[int]) -> str:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=3000, time_limit=3600)
 def classify_retrain_models(force: bool = False) -> str:
-    from triage.services import classification
-
     return classification.classifiers_retrain(force=force).summary()
 
 
 @shared_task(**PIPELINE_STEP)
 def classify_posts(ids: list[int]) -> str:
-    from triage.services import post_understanding
-
     return post_understanding.posts_understand(ids=ids).summary()
 
 
 @shared_task(**PIPELINE_STEP)
 def classify_comments(ids: list[int]) -> str:
     """Sentiment of the comments of these issues (AFTER_COMMENTS_CHANGED passes issue ids)."""
-    from triage.services import classification
-
     return classification.comments_classify(issue_ids=ids).summary()
 
 
 @shared_task(**PIPELINE_STEP)
 def classify_environment(ids: list[int]) -> int:
     """The environment of these issues again, with their comments (AFTER_COMMENTS_CHANGED)."""
-    from triage.services import classification
-
     changed = classification.issues_environment_refresh(ids=ids)
     pipeline.environment_read(ids)  # what the reporter added may be what was missing
     return changed
@@ -225,31 +224,23 @@ def classify_environment(ids: list[int]) -> int:
 @shared_task(**PIPELINE_STEP)
 def update_inboxes(ids: list[int]) -> str:
     """What concerns each maintainer in these issues reaches their inbox, once."""
-    from triage.services import inbox
-
     return inbox.inbox_update(issue_ids=ids).summary()
 
 
 @shared_task(**PIPELINE_STEP)
 def classify_prioritize_issues(ids: list[int]) -> int:
-    from triage.services import priority
-
     return priority.issues_prioritize(ids=ids)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def classify_reprioritize_open() -> int:
     """Hourly from beat: one classify_prioritize_issues task per chunk of open issues."""
-    from triage.services import priority
-
     return priority.open_issues_reprioritize()
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def github_roles_refresh() -> dict[str, int]:
     """Daily from beat: the roles of users who sign in with GitHub follow their teams."""
-    from triage.services import github_signin
-
     return github_signin.github_roles_refresh()
 
 
@@ -257,6 +248,4 @@ def github_roles_refresh() -> dict[str, int]:
 def pipeline_sweep() -> dict[str, int]:
     """Every 10 minutes from beat: issues stored whose classification or search vector was lost
     (its task gone with the broker or a worker, or past its retries) are done again."""
-    from triage.services import pipeline_sweep as sweep
-
     return sweep.pipeline_sweep()

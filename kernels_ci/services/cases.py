@@ -144,6 +144,7 @@ def commands_process(*, case: ReproCase, report: RefreshReport) -> None:
     Call with the case row locked (case_refresh inside a transaction): two refreshes of one issue
     then read and claim `seen_command_ids` one after the other. A comment written before the
     reproducer last changed approves nothing (it was about another script)."""
+    # runs imports this module (a run's case)
     from kernels_ci.services.runs import RunRequestError, runs_queue
 
     seen = set(case.seen_command_ids)

@@ -26,6 +26,7 @@ from releases.services.fixes import fix_link_add, fix_links_assign_trains, fix_l
 from releases.services.forecast import forecast_retrain
 from releases.services.series import series_create
 from releases.services.targets import target_set
+from triage.models import Repository
 from triage.selectors.issues import issue_list
 
 RELEASE_MANAGERS_ROLE = "release managers"  # a role of settings.ROLES
@@ -136,6 +137,4 @@ def demo_load() -> ReleasesDemoReport:
 
 
 def _repository(full_name: str):
-    from triage.models import Repository
-
     return Repository.objects.filter(full_name__iexact=full_name).first()

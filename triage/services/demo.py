@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db import transaction
 from django.db.models import Value
 from django.db.models.functions import Replace
@@ -109,8 +110,6 @@ DEMO_ROLE_USERS = [("viewer", "viewers"), ("triager", "triagers"), ("releaser", 
 
 
 def demo_role_users_ensure() -> None:
-    from django.contrib.auth.models import Group
-
     for username, role in DEMO_ROLE_USERS:
         user, _ = get_user_model().objects.get_or_create(username=username)
         _password_keep_or_set(user, username)

@@ -13,6 +13,7 @@ from django import template
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 
+from triage.selectors.social import spike_posts_query
 from triage.text.safe_links import is_external, safe_link_url
 
 register = template.Library()
@@ -73,6 +74,4 @@ def issue_page(reference) -> str:
 @register.filter
 def spike_posts_url(spike) -> str:
     """The social feed listing a spike's posts (each with the issues it cites)."""
-    from triage.selectors.social import spike_posts_query
-
     return f"{reverse('social-feed')}?{spike_posts_query(spike)}"

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST, require_safe
 from triage import permissions
 from triage.models import TriageAction
 from triage.selectors import home as selectors_home
+from triage.tasks import classify_retrain_models
 
 
 @require_safe
@@ -27,8 +28,6 @@ def models_overview(request):
 @require_POST
 @permission_required(permissions.TRIAGE, raise_exception=True)
 def models_retrain(request):
-    from triage.tasks import classify_retrain_models
-
     force = request.POST.get("force") == "1"
     TriageAction.objects.create(actor=request.user, action="models.retrain", after={"force": force})
     transaction.on_commit(lambda: classify_retrain_models.delay(force=force))

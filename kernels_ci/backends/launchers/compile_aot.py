@@ -41,7 +41,7 @@ class AheadOfTimeDriver:
         return 0
 
     def get_active_torch_device(self):
-        import torch
+        import torch  # an optional extra: imported only where it is used
 
         return torch.device("cpu")
 

@@ -137,6 +137,7 @@ def _key_text() -> str:
 
 
 def _checked_key(pem: str) -> None:
+    # cryptography: only for a GitHub App's key, read once when the App is configured
     from cryptography.hazmat.primitives.asymmetric import rsa
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 

@@ -113,7 +113,7 @@ def _int(value: str | None) -> int | None:
 
 
 def _app_auth():  # app_auth builds on this module (its errors, build_client)
-    from triage.sources.github import app_auth
+    from triage.sources.github import app_auth  # it imports this module
 
     return app_auth
 
