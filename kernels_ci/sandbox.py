@@ -60,7 +60,7 @@ from pathlib import Path
 from django.conf import settings
 
 from config import linear_re
-from kernels_ci.sandbox_root import ROOT_SIZE, SHM, ExposesServiceData, root_plan
+from kernels_ci.sandbox_root import ROOT_SIZE, SHM, ExposesServiceData, NotADevice, root_plan
 
 GiB = 1024**3
 INIT = Path(__file__).resolve().parent / "sandbox_init.py"
@@ -421,12 +421,14 @@ def sandbox_run(
     on_timeout=None,
     readable_by_others: bool = False,
     binds: tuple[str, ...] = (),
+    devices: tuple[str, ...] = (),
 ) -> SandboxResult:
     """Run argv in a fresh private directory holding `files`; `{dir}` in argv and env is that
     directory (as the command sees it).
 
     `binds`: more paths this run may read (read-only, at the same place), such as the
-    per-version environment it runs on.
+    per-version environment it runs on. `devices`: the device nodes (globs) its backend's
+    device profile names, bound into the run's /dev.
 
     `collect` names files (relative, under the directory) to read back, bounded, afterwards.
     `on_timeout` is called before the processes are killed (a container CLI stops its container
@@ -443,7 +445,9 @@ def sandbox_run(
         problem = isolation_problem()
         if problem:
             raise SandboxUnavailable(problem)
-        return _run_confined(argv, **common, python_guard=python_guard, binds=binds)
+        return _run_confined(
+            argv, **common, python_guard=python_guard, binds=binds, devices=devices
+        )
     return _run_plain(argv, **common, readable_by_others=readable_by_others)
 
 
@@ -517,7 +521,7 @@ def _finish(
 
 
 def _run_confined(
-    argv, *, files, limits, env, collect, on_timeout, python_guard, binds=()
+    argv, *, files, limits, env, collect, on_timeout, python_guard, binds=(), devices=()
 ) -> SandboxResult:
     mode = _mode()
     unshare = _unshare_argv(mode)
@@ -525,8 +529,8 @@ def _run_confined(
     inner = f"/tmp/{host.name}"  # noqa: S108 - a tmpfs of its own inside the mount namespace
     uid = settings.KERNELS_CI_SANDBOX_UID if mode == "root" else None
     try:
-        plan = root_plan(private_dir=inner, binds=binds)
-    except ExposesServiceData as exc:
+        plan = root_plan(private_dir=inner, binds=binds, devices=devices)
+    except (ExposesServiceData, NotADevice) as exc:
         shutil.rmtree(host, ignore_errors=True)
         raise SandboxUnavailable(f"the sandbox's root is refused: {exc}") from None
     cgroup = Cgroup.create(limits, host.name)

@@ -11,7 +11,8 @@ here (the pattern of bubblewrap's `--tmpfs / --ro-bind`): read-only binds of
 - /usr and the merged-/usr links (/bin, /lib, /lib64, /sbin), /etc/ld.so.cache, and an
   /etc/passwd and /etc/group of our own (root and nobody, nothing of the host);
 - /dev: a tmpfs holding only null, zero, full, random and urandom, the /proc/self/fd links and
-  a private /dev/shm; no tty, no pts;
+  a private /dev/shm; no tty, no pts; and the device nodes of the backend's device profile
+  (`devices`: a GPU backend's /dev/kfd, /dev/dri/renderD*), those that exist on this host;
 - /proc of the run's own PID namespace;
 - settings.KERNELS_CI_SANDBOX_BIND: further read-only paths a runner needs (/opt/rocm, ...),
   and the run's own (the per-version environment it runs on, kernels_ci.environments).
@@ -23,9 +24,11 @@ an SQLite database, the worker's home) is refused: the run does not start.
 from __future__ import annotations
 
 import functools
+import glob
 import json
 import os
 import site
+import stat
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -48,15 +51,18 @@ class ExposesServiceData(ValueError):
     """A path the sandbox was asked to bind holds the service's own data."""
 
 
-def root_plan(*, private_dir: str, binds: tuple[str, ...] = ()) -> list[list[str]]:
+def root_plan(
+    *, private_dir: str, binds: tuple[str, ...] = (), devices: tuple[str, ...] = ()
+) -> list[list[str]]:
     """The operations that build a run's root, in order: ["dir", path], ["tmpfs", path,
     options], ["bind", source, target] (read-only), ["link", path, target], ["file", path,
-    content]. `binds`: this run's own further read-only paths (its per-version environment)."""
+    content]. `binds`: this run's own further read-only paths (its per-version environment);
+    `devices`: the device nodes (globs under /dev) its backend's device profile names."""
     plan = [["dir", os.path.dirname(private_dir)]]
     plan += _expose([*SYSTEM, *settings.KERNELS_CI_SANDBOX_BIND, *binds])
     plan += [["file", "/etc/passwd", PASSWD], ["file", "/etc/group", GROUP]]
     plan += python_runtime()
-    plan += _dev() + [["bind", "/proc", "/proc"]]
+    plan += _dev(devices) + [["bind", "/proc", "/proc"]]
     plan = _without_nested_binds(plan)
     _refuse_service_data(plan)
     return plan
@@ -167,11 +173,31 @@ def _expose(paths: list[str]) -> list[list[str]]:
     return plan
 
 
-def _dev() -> list[list[str]]:
+def _dev(devices: tuple[str, ...] = ()) -> list[list[str]]:
     plan = [["tmpfs", "/dev", f"size={DEV_SIZE},mode=0755"]]
     plan += [["bind", f"/dev/{name}", f"/dev/{name}"] for name in DEVICES]
+    plan += [["bind", node, node] for node in device_nodes(devices)]
     plan += [["link", f"/dev/{name}", target] for name, target in DEV_LINKS.items()]
     return plan + [["tmpfs", SHM, f"size={SHM_SIZE},mode=1777"]]
+
+
+class NotADevice(ValueError):
+    """A device profile named something other than a character device under /dev."""
+
+
+def device_nodes(patterns: tuple[str, ...]) -> list[str]:
+    """The character devices under /dev that a device profile's globs name on this host (a GPU
+    host has them, a CPU runner none): anything else is refused, the run does not start."""
+    found = []
+    for pattern in patterns:
+        if not pattern.startswith("/dev/") or ".." in pattern:
+            raise NotADevice(f"{pattern!r} is not a device under /dev")
+        for node in sorted(glob.glob(pattern)):
+            if not stat.S_ISCHR(os.stat(node).st_mode):
+                raise NotADevice(f"{node} is not a character device")
+            if node not in found and node.removeprefix("/dev/") not in DEVICES:
+                found.append(node)
+    return found
 
 
 def tmpfs_bytes(disk_bytes: int) -> int:

@@ -71,13 +71,14 @@ def suggested_backend(language: str, uses_triton: bool, detail: str = "") -> str
 
 
 def comparison_backends(language: str, uses_triton: bool, kind: str = "") -> list[Description]:
-    """The backends that tell whether a failure is specific to AMD's backend: every compiler of
-    another vendor's targets, and every backend that executes without a GPU, of those that can
-    show a failure of the expected `kind` (a compile error: not the interpreter)."""
+    """The backends that tell whether a failure is specific to AMD's backend: those that say
+    they compare (a compiler of another vendor's targets, a backend that executes without a
+    GPU), of those that can show a failure of the expected `kind` (a compile error: not the
+    interpreter)."""
     return [
         d
         for d in descriptions()
-        if d.applies_to(language, uses_triton) and d.vendor != "amd" and d.can_observe(kind)
+        if d.compares and d.applies_to(language, uses_triton) and d.can_observe(kind)
     ]
 
 

@@ -31,6 +31,7 @@ def compiler_description(
     targets: tuple[str, ...],
     default_targets: tuple[str, ...],
     needs: tuple[str, ...],
+    compares: bool = False,
 ) -> Description:
     """A compiler's description: Python reproducers that use Triton, compiled once an attempt on
     the CPU queue at the Triton version a run pins."""
@@ -47,6 +48,7 @@ def compiler_description(
         runs_per_attempt=1,
         pins=("triton",),
         needs=needs,
+        compares=compares,
     )
 
 

@@ -49,7 +49,13 @@ class Description:
     - `suggested_for_triton_only`: a new case starts on it only when its script uses Triton;
     - `observes`: the failures it can show (OBSERVABLE's kinds; empty: every kind where it
       executes the kernel, compile errors only where it compiles). An attempt on a backend that
-      cannot show the reported failure judges nothing (cannot_observe), never passes.
+      cannot show the reported failure judges nothing (cannot_observe), never passes;
+    - `compares`: it joins the cross-vendor comparison (`comparison_backends`): its verdict on a
+      failure tells whether the failure is specific to AMD's stack (a compiler of another
+      vendor's targets, a backend that executes without a GPU). Never by default;
+    - `devices`: its device profile, the device nodes its runs need (globs: "/dev/kfd",
+      "/dev/dri/renderD*"), bound into the sandbox's /dev, which otherwise holds null, zero,
+      full, random and urandom only: no GPU is visible to a run unless its backend names it.
     """
 
     name: str
@@ -67,6 +73,8 @@ class Description:
     needs: tuple[str, ...] = field(default_factory=tuple)
     suggested_for_triton_only: bool = False
     observes: tuple[str, ...] = ()
+    compares: bool = False
+    devices: tuple[str, ...] = ()
 
     def observable(self) -> tuple[str, ...]:
         if self.observes:

@@ -32,6 +32,7 @@ DESCRIPTION = Description(
     suggested_for_triton_only=True,
     # it runs the kernel as Python on the CPU: no GPU target's compiler ever sees it
     observes=("wrong_result", "crash", "hang"),
+    compares=True,  # does the kernel fail without any GPU's compiler
 )
 
 

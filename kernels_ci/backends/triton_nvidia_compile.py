@@ -21,6 +21,7 @@ DESCRIPTION = compiler_description(
     targets=TARGETS,
     default_targets=("sm_90",),
     needs=("the kernels extra with Triton's CUDA backend (its bundled ptxas)", "the sandbox"),
+    compares=True,  # does the kernel compile for another vendor's GPU
 )
 
 

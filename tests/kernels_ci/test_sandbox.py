@@ -388,3 +388,15 @@ def test_a_path_in_the_bind_setting_is_there_read_only_and_one_holding_service_d
         settings.KERNELS_CI_SANDBOX_BIND = [str(exposing)]
         with pytest.raises(SandboxUnavailable, match="would expose"):
             run("print('ran anyway')")
+
+
+def test_a_device_profile_binds_exactly_its_nodes_and_nothing_else_is_a_device():
+    code = "import os; print(sorted(n for n in os.listdir('/dev') if n.startswith('tty')))"
+    limits = Limits(timeout_s=20)
+    argv = [sys.executable, "-c", code]
+    assert run(code).stdout.strip() == "[]"  # no profile: the host's terminals are not there
+    profiled = sandbox_run(argv, files={}, limits=limits, devices=("/dev/tty", "/dev/nosuch*"))
+    assert profiled.stdout.strip() == "['tty']", profiled.stderr
+    for wrong in ("/etc/passwd", "/dev/../etc/passwd"):
+        with pytest.raises(SandboxUnavailable, match="not a device"):
+            sandbox_run(argv, files={}, limits=limits, devices=(wrong,))
