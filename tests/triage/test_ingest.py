@@ -54,6 +54,12 @@ def test_an_older_snapshot_never_overwrites_a_newer_one_even_with_other_reaction
     result = ingest.issues_upsert(repository=repository, items=[stale], from_webhook=True)
     assert result.unchanged == 1
     assert Issue.objects.get(number=7).title == "newer"
+    # it reports as every task's report does: one line
+    fresh = ingest.issues_upsert(repository=repository, items=[item(number=8, id=7008)])
+    assert (result.summary(), fresh.summary()) == (
+        "0 created, 0 updated, 1 unchanged",
+        "1 created, 0 updated, 0 unchanged",
+    )
 
 
 def test_only_http_urls_are_stored_for_issues_comments_and_people(make):

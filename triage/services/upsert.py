@@ -68,6 +68,13 @@ class UpsertResult:
     def fetched(self) -> int:
         return self.created + self.updated + self.unchanged
 
+    def summary(self) -> str:
+        """The line a task returns and a command prints, as every report's."""
+        line = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+        if self.missing_issue_numbers:
+            line += f", {len(self.missing_issue_numbers)} comments' issues not stored yet"
+        return line
+
 
 def storable_text(value: str) -> str:
     """Text as every database can store it: without NUL characters (which Postgres text cannot
