@@ -69,3 +69,71 @@ def test_a_job_naming_a_task_that_does_not_exist_is_found():
         name="misspelled", task="triage.tasks.needs_info_sweap", crontab=crontab
     )
     assert unregistered_jobs() == ["misspelled -> triage.tasks.needs_info_sweap"]
+
+
+# Every task name registered before the features that act on GitHub left triage (13fe61c): a
+# task queued or scheduled under one of them before an upgrade still runs after it.
+NAMES_BEFORE = {
+    *(
+        f"triage.tasks.{name}"
+        for name in [
+            "classify_comments",
+            "classify_environment",
+            "classify_issues",
+            "classify_posts",
+            "classify_prioritize_issues",
+            "classify_reprioritize_open",
+            "classify_retrain_models",
+            "deliver_github_write",
+            "detect_spikes",
+            "escalate_overdue_issues",
+            "github_roles_refresh",
+            "index_issues",
+            "match_known_errors",
+            "needs_info_refresh",
+            "needs_info_sweep",
+            "pipeline_sweep",
+            "process_pending_webhook_deliveries",
+            "process_webhook_deliveries",
+            "process_webhook_delivery",
+            "prune_webhook_deliveries",
+            "read_pull_request_commits",
+            "read_pull_request_files",
+            "redeliver_failed_webhook_deliveries",
+            "request_owner_reviews",
+            "resend_pending_github_writes",
+            "response_digest_send",
+            "route_to_owners",
+            "run_comment_commands",
+            "sync_repository",
+            "sync_saved_search",
+            "update_inboxes",
+            "writeback_labels",
+        ]
+    ),
+    *(
+        f"kernels_ci.tasks.{name}"
+        for name in [
+            "cases_refresh",
+            "run_comment",
+            "run_execute",
+            "runners_check",
+            "verification_nightly",
+            "verification_request",
+        ]
+    ),
+    *(
+        f"releases.tasks.{name}"
+        for name in [
+            "announce_released_fixes",
+            "link_fixes",
+            "punt_due_trains",
+            "retrain_forecast",
+            "snapshot_trains",
+        ]
+    ),
+}
+
+
+def test_every_task_name_registered_before_the_move_is_still_registered():
+    assert sorted(NAMES_BEFORE - registered()) == []
