@@ -1,5 +1,6 @@
-"""A maintainer acts on an issue on GitHub from its page: reply, close, reopen, labels (thin
-views over automation.acts.services; each act under its permission, ACTION_PERMISSIONS)."""
+"""A maintainer acts on an issue on GitHub from its page: reply, close, reopen, labels, title,
+lock and assignees (thin views over automation.acts.services and .assignment; each act under its
+permission, ACTION_PERMISSIONS)."""
 
 from __future__ import annotations
 

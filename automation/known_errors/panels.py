@@ -1,4 +1,5 @@
-"""Known errors where triagers look: the issue page's panel and the queue's filter (wiring)."""
+"""Known errors where triagers look: the issue page's panel, the queue's filter and their inbox
+(each a wiring entry)."""
 
 from __future__ import annotations
 
