@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from benchmarks.architecture import explained
+
 ROOT = Path(settings.BASE_DIR)
 # Each app imports only the apps before it (config is the project: settings, URLs, wiring).
 LAYERS = ["classifiers", "triage", "automation", "kernels_ci", "releases"]
@@ -56,19 +58,6 @@ def imports_inside_functions(app: str) -> list[str]:
                     line = lines[node.lineno - 1].strip()
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {line}")
     return sorted(set(found))
-
-
-def explained(lines: list[str], lineno: int) -> bool:
-    """A comment on the import's line, or above the block of imports (blank lines between groups
-    included) it belongs to."""
-    if "#" in lines[lineno - 1]:
-        return True
-    above = lineno - 2
-    while above >= 0 and (
-        not lines[above].strip() or lines[above].strip().startswith(("import ", "from "))
-    ):
-        above -= 1
-    return above >= 0 and lines[above].strip().startswith("#")
 
 
 @pytest.mark.parametrize("app", LAYERS)
